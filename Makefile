@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0
+# socpmu top-level Makefile (the modules themselves are listed in Kbuild).
+#
+#   make [all]        modules + tools + selftests (warnings are errors)
+#   make deps         install the Debian packages, fetch the kernel image and
+#                     the kselftest/checkpatch files into $(CACHE) (root)
+#   make modules      the .ko files, at the top of the tree (W=1)
+#   make tools        every tools/<name>/Makefile
+#   make selftests    selftests/<group>/*.c -> .build/selftests/<group>/
+#   make sparse       sparse (C=2) over every module source; fails on any
+#                     sparse warning in our files
+#   make run          deps + all, then the demo (tools/vm/demo.sh) in the VM
+#   make check        deps + all + sparse, host tests, then the
+#                     selftests in the VM; the last line is "N passed, N failed[, N skipped]"
+#   make clean
+#
+# Variables: CACHE (default /var/cache/socpmu), KVER (default: the newest
+# installed /usr/src/linux-headers-6.12.*-amd64), KDIR (kernel build tree,
+# default its headers; set it, ARCH and CROSS_COMPILE to build the modules
+# for another kernel), VM_TIMEOUT (seconds the VM of `make run` may take;
+# `make check` uses tools/vm/check.sh's default).
+#
+# Every tools/<name>/Makefile takes part with the usual targets: all, clean,
+# install (DESTDIR, PREFIX: `make tools` installs into .build/tools-root,
+# which the VM gets as its /usr) and, if it has host tests, check (run by
+# `make check`; the tests print kselftest "# Totals:" lines).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -ec
+
+CACHE ?= /var/cache/socpmu
+# Deferred (?= is recursive): looked up again after `make deps` installed headers.
+KVER ?= $(shell tools/vm/kver.sh)
+KDIR ?= /usr/src/linux-headers-$(KVER)
+KBUILD = $(MAKE) -C $(KDIR) M=$(CURDIR) W=1
+BUILD := $(CURDIR)/.build
+VM_TIMEOUT ?= 300
+TOOL_DIRS = $(patsubst %/Makefile,%,$(wildcard tools/*/Makefile))
+export CACHE
+
+need-kdir = $(if $(wildcard $(KDIR)/Makefile),,$(error no kernel headers in '$(KDIR)': run 'make deps' as root))
+
+.PHONY: all deps modules tools selftests sparse run check clean
+
+all: modules tools selftests
+
+deps:
+	@tools/vm/deps.sh
+
+modules:
+	$(need-kdir)
+	$(KBUILD) modules
+
+tools:
+	rm -rf $(BUILD)/tools-root
+	for d in $(TOOL_DIRS); do \
+		$(MAKE) -C $$d; \
+		$(MAKE) -C $$d install DESTDIR=$(BUILD)/tools-root PREFIX=/usr; \
+	done
+
+selftests:
+	$(MAKE) -C selftests OUT=$(BUILD)/selftests
+
+# Sparse reports without failing the build: keep its output and fail on any
+# warning or error located in our tree.
+sparse:
+	$(need-kdir)
+	@mkdir -p $(BUILD)
+	$(KBUILD) C=2 modules 2>&1 | tee $(BUILD)/sparse.log
+	@if grep -E '^$(CURDIR)/[^:]+:[0-9]+:[0-9]+: (warning|error):' $(BUILD)/sparse.log >/dev/null; then \
+		echo "sparse: warnings in socpmu sources (see above or $(BUILD)/sparse.log)" >&2; \
+		exit 1; \
+	fi
+
+# deps may install the headers, so the build runs in a new make that looks KVER up.
+run: deps
+	@$(MAKE) --no-print-directory all
+	KVER=$(KVER) tools/vm/run-vm.sh --timeout $(VM_TIMEOUT) -- /demo.sh
+
+check: deps
+	@$(MAKE) --no-print-directory all sparse
+	@KVER=$(KVER) tools/vm/check.sh
+
+clean:
+	$(if $(wildcard $(KDIR)/Makefile),$(KBUILD) clean)
+	for d in $(TOOL_DIRS); do $(MAKE) -C $$d clean; done
+	rm -rf $(BUILD)

@@ -1,0 +1,590 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * socpmu core: uncore PMU mechanics shared by the socpmu drivers.
+ *
+ * Counting only, system-wide: every event is bound to the one CPU that the
+ * perf core designates for a PERF_PMU_SCOPE_SYS_WIDE PMU (exported as
+ * "cpumask", migrated by the perf core on CPU hot-unplug). Hardware counters
+ * are narrower than 64 bits and have no overflow interrupt, so an hrtimer
+ * on that CPU reads every scheduled event often enough that no wrap is
+ * missed, in the style of thunderx2_pmu.c.
+ *
+ * Removing a device while its events are open must not crash. Perf in 6.12
+ * cannot unregister a PMU that still has events, so such a PMU is marked
+ * dead (its counts freeze, nothing touches the hardware again) and parked
+ * on a zombie list until the driver module goes away, which perf's module
+ * references guarantee happens only once every event is closed.
+ */
+
+#define pr_fmt(fmt) "socpmu: " fmt
+
+#include <linux/kernel.h>
+#include <linux/idr.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/percpu.h>
+#include <linux/property.h>
+
+#include <socpmu/core.h>
+
+#define SOCPMU_POLL_MIN_NS	(100 * NSEC_PER_USEC)
+#define SOCPMU_POLL_MAX_NS	(60 * NSEC_PER_SEC)
+
+static LIST_HEAD(socpmu_zombies);
+static DEFINE_MUTEX(socpmu_zombies_lock);
+
+/**
+ * socpmu_alloc() - allocate a driver's PMU state
+ * @size: size of the driver's structure, which starts with struct socpmu
+ *
+ * The core owns the allocation from socpmu_register() on: it frees it when
+ * the PMU is unregistered, which can be after the device is gone.
+ *
+ * Return: zeroed memory or NULL.
+ */
+void *socpmu_alloc(size_t size)
+{
+	return kzalloc(size, GFP_KERNEL);
+}
+EXPORT_SYMBOL_GPL(socpmu_alloc);
+
+/**
+ * socpmu_poll_ns() - poll period that never misses a counter wrap
+ * @clock_hz: fastest rate at which a counter can increment
+ * @width: counter width in bits
+ *
+ * Return: a quarter of the time the counter takes to wrap, clamped to the
+ * range the core accepts.
+ */
+u64 socpmu_poll_ns(u64 clock_hz, unsigned int width)
+{
+	u64 ns;
+
+	if (!clock_hz || width >= 64)
+		return SOCPMU_POLL_MAX_NS;
+	ns = mul_u64_u64_div_u64(BIT_ULL(width), NSEC_PER_SEC, clock_hz) / 4;
+	return clamp_t(u64, ns, SOCPMU_POLL_MIN_NS, SOCPMU_POLL_MAX_NS);
+}
+EXPORT_SYMBOL_GPL(socpmu_poll_ns);
+
+/**
+ * socpmu_read_clock() - a device's counting clock from its properties
+ * @dev: the device
+ * @hz: result
+ *
+ * "clock-frequency" is a u32 in device trees, and a u64 where a (simulated)
+ * clock exceeds 4 GHz.
+ *
+ * Return: 0, or -EINVAL when the property is missing or zero.
+ */
+int socpmu_read_clock(struct device *dev, u64 *hz)
+{
+	u32 hz32;
+
+	if (!device_property_read_u64(dev, "clock-frequency", hz) && *hz)
+		return 0;
+	if (device_property_read_u32(dev, "clock-frequency", &hz32) || !hz32)
+		return -EINVAL;
+	*hz = hz32;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(socpmu_read_clock);
+
+/**
+ * socpmu_platform_remove() - platform driver remove for socpmu drivers
+ * @pdev: the device, whose drvdata is the struct socpmu
+ */
+void socpmu_platform_remove(struct platform_device *pdev)
+{
+	socpmu_unregister(platform_get_drvdata(pdev));
+}
+EXPORT_SYMBOL_GPL(socpmu_platform_remove);
+
+/* Fold the counters' progress since the last read into the 64-bit count. */
+static void socpmu_event_update(struct socpmu *sp, struct perf_event *event)
+{
+	struct socpmu_event *se = to_socpmu_event(event);
+	u64 delta = 0;
+	unsigned int i;
+
+	lockdep_assert_held(&sp->lock);
+	if (local64_read(&event->count) == SOCPMU_SATURATED)
+		return;
+	sp->ops->read(sp, event, se->vals);
+	for (i = 0; i < se->nr; i++) {
+		if (se->vals[i] == SOCPMU_SATURATED) {
+			local64_set(&event->count, SOCPMU_SATURATED);
+			return;
+		}
+		delta += (se->vals[i] - se->prev[i]) & se->mask;
+		se->prev[i] = se->vals[i];
+	}
+	local64_add(delta, &event->count);
+}
+
+/* Bring every counting event up to date, e.g. before a counter can wrap. */
+static void socpmu_update_active(struct socpmu *sp)
+{
+	struct socpmu_event *se;
+
+	list_for_each_entry(se, &sp->active, node)
+		if (!(se->event->hw.state & PERF_HES_STOPPED))
+			socpmu_event_update(sp, se->event);
+}
+
+static enum hrtimer_restart socpmu_poll(struct hrtimer *timer)
+{
+	struct socpmu *sp = container_of(timer, struct socpmu, timer);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&sp->lock, flags);
+	if (sp->dead) {
+		raw_spin_unlock_irqrestore(&sp->lock, flags);
+		return HRTIMER_NORESTART;
+	}
+	socpmu_update_active(sp);
+	raw_spin_unlock_irqrestore(&sp->lock, flags);
+
+	hrtimer_forward_now(timer, ns_to_ktime(READ_ONCE(sp->poll_ns)));
+	return HRTIMER_RESTART;
+}
+
+static void socpmu_event_destroy(struct perf_event *event)
+{
+	struct socpmu *sp = to_socpmu(event->pmu);
+	struct socpmu_event *se = to_socpmu_event(event);
+
+	kfree(se->vals);
+	kfree(se);
+	event->pmu_private = NULL;
+	atomic_dec(&sp->nr_events);
+}
+
+/**
+ * socpmu_group_is_valid() - can @event's group ever count as a whole?
+ * @sp: the PMU
+ * @event: the event being created, not yet linked into its group
+ *
+ * A group may hold software events and events of this PMU only, and every
+ * pair of this PMU's members must be able to count at once.
+ *
+ * Return: true when the group is acceptable.
+ */
+static bool socpmu_group_is_valid(struct socpmu *sp, struct perf_event *event)
+{
+	struct perf_event *leader = event->group_leader;
+	struct perf_event *sibling;
+
+	if (leader == event)
+		return true;
+	if (leader->pmu != event->pmu && !is_software_event(leader)) {
+		pr_debug("%s: group leader belongs to another PMU\n", sp->name);
+		return false;
+	}
+	if (leader->pmu == event->pmu && sp->ops->compatible &&
+	    !sp->ops->compatible(sp, leader, event))
+		goto conflict;
+	for_each_sibling_event(sibling, leader) {
+		if (sibling->pmu != event->pmu) {
+			if (is_software_event(sibling))
+				continue;
+			pr_debug("%s: group mixes PMUs\n", sp->name);
+			return false;
+		}
+		if (sp->ops->compatible && !sp->ops->compatible(sp, sibling, event))
+			goto conflict;
+	}
+	return true;
+
+conflict:
+	pr_debug("%s: group members cannot count at the same time\n", sp->name);
+	return false;
+}
+
+static int socpmu_event_init(struct perf_event *event)
+{
+	struct socpmu *sp = to_socpmu(event->pmu);
+	struct socpmu_event *se;
+	unsigned int nr = 1, width = 32;
+	int ret;
+
+	if (event->attr.type != event->pmu->type)
+		return -ENOENT;
+	if (is_sampling_event(event)) {
+		pr_debug("%s: counting only, no sampling\n", sp->name);
+		return -EOPNOTSUPP;
+	}
+	if (event->cpu < 0 || (event->attach_state & PERF_ATTACH_TASK)) {
+		pr_debug("%s: system-wide PMU, per-task events not supported\n",
+			 sp->name);
+		return -EINVAL;
+	}
+
+	/* Pairs with the barrier in socpmu_unregister() */
+	atomic_inc(&sp->nr_events);
+	smp_mb__after_atomic();
+	if (READ_ONCE(sp->dead)) {
+		ret = -ENODEV;
+		goto err;
+	}
+
+	ret = sp->ops->event_init(sp, event, &nr, &width);
+	if (ret)
+		goto err;
+	if (!socpmu_group_is_valid(sp, event)) {
+		ret = -EINVAL;
+		goto err;
+	}
+
+	se = kzalloc(struct_size(se, prev, nr), GFP_KERNEL);
+	if (!se) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	se->vals = kcalloc(nr, sizeof(*se->vals), GFP_KERNEL);
+	if (!se->vals) {
+		kfree(se);
+		ret = -ENOMEM;
+		goto err;
+	}
+	INIT_LIST_HEAD(&se->node);
+	se->event = event;
+	se->nr = nr;
+	se->mask = GENMASK_ULL(width - 1, 0);
+	event->pmu_private = se;
+	event->destroy = socpmu_event_destroy;
+	return 0;
+
+err:
+	atomic_dec(&sp->nr_events);
+	return ret;
+}
+
+static void socpmu_start(struct perf_event *event, int flags)
+{
+	struct socpmu *sp = to_socpmu(event->pmu);
+	struct socpmu_event *se = to_socpmu_event(event);
+	unsigned long irqflags;
+
+	raw_spin_lock_irqsave(&sp->lock, irqflags);
+	if (!sp->dead) {
+		sp->ops->read(sp, event, se->prev);
+		event->hw.state = 0;
+	}
+	raw_spin_unlock_irqrestore(&sp->lock, irqflags);
+}
+
+static void socpmu_stop(struct perf_event *event, int flags)
+{
+	struct socpmu *sp = to_socpmu(event->pmu);
+	struct hw_perf_event *hwc = &event->hw;
+	unsigned long irqflags;
+
+	if (hwc->state & PERF_HES_STOPPED)
+		return;
+	raw_spin_lock_irqsave(&sp->lock, irqflags);
+	if (!sp->dead)
+		socpmu_event_update(sp, event);
+	hwc->state |= PERF_HES_STOPPED | PERF_HES_UPTODATE;
+	raw_spin_unlock_irqrestore(&sp->lock, irqflags);
+}
+
+static int socpmu_add(struct perf_event *event, int flags)
+{
+	struct socpmu *sp = to_socpmu(event->pmu);
+	struct socpmu_event *se = to_socpmu_event(event);
+	unsigned long irqflags;
+	bool first;
+	int ret;
+
+	raw_spin_lock_irqsave(&sp->lock, irqflags);
+	if (sp->dead) {
+		ret = -ENODEV;
+		goto out;
+	}
+	ret = sp->ops->add(sp, event);
+	if (ret)
+		goto out;
+	first = list_empty(&sp->active);
+	list_add_tail(&se->node, &sp->active);
+	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+	if (first)
+		hrtimer_start(&sp->timer, ns_to_ktime(READ_ONCE(sp->poll_ns)),
+			      HRTIMER_MODE_REL_PINNED_HARD);
+out:
+	raw_spin_unlock_irqrestore(&sp->lock, irqflags);
+	if (!ret && (flags & PERF_EF_START))
+		socpmu_start(event, flags);
+	return ret;
+}
+
+static void socpmu_del(struct perf_event *event, int flags)
+{
+	struct socpmu *sp = to_socpmu(event->pmu);
+	struct socpmu_event *se = to_socpmu_event(event);
+	unsigned long irqflags;
+	bool last;
+
+	socpmu_stop(event, PERF_EF_UPDATE);
+	raw_spin_lock_irqsave(&sp->lock, irqflags);
+	list_del_init(&se->node);
+	last = list_empty(&sp->active);
+	if (!sp->dead)
+		sp->ops->del(sp, event);
+	raw_spin_unlock_irqrestore(&sp->lock, irqflags);
+	/* Cancel outside the lock: the timer callback takes it */
+	if (last)
+		hrtimer_cancel(&sp->timer);
+}
+
+static void socpmu_read(struct perf_event *event)
+{
+	struct socpmu *sp = to_socpmu(event->pmu);
+	unsigned long irqflags;
+
+	if (event->hw.state & PERF_HES_STOPPED)
+		return;
+	raw_spin_lock_irqsave(&sp->lock, irqflags);
+	if (!sp->dead)
+		socpmu_event_update(sp, event);
+	raw_spin_unlock_irqrestore(&sp->lock, irqflags);
+}
+
+/*
+ * Group reads: perf reads a group's members between start_txn and
+ * commit_txn, with interrupts off. Drivers with read_begin/read_end get to
+ * snapshot the hardware once for the whole group. ADD transactions need
+ * nothing from us, so remember per CPU which kind is open.
+ */
+static DEFINE_PER_CPU(unsigned int, socpmu_txn_flags);
+
+static void socpmu_start_txn(struct pmu *pmu, unsigned int flags)
+{
+	struct socpmu *sp = to_socpmu(pmu);
+	unsigned long irqflags;
+
+	__this_cpu_write(socpmu_txn_flags, flags);
+	if (flags != PERF_PMU_TXN_READ)
+		return;
+	raw_spin_lock_irqsave(&sp->lock, irqflags);
+	if (!sp->dead && !sp->txn_read++)
+		sp->ops->read_begin(sp);
+	raw_spin_unlock_irqrestore(&sp->lock, irqflags);
+}
+
+static void socpmu_end_txn(struct socpmu *sp)
+{
+	unsigned long irqflags;
+
+	if (__this_cpu_read(socpmu_txn_flags) != PERF_PMU_TXN_READ)
+		return;
+	__this_cpu_write(socpmu_txn_flags, 0);
+	raw_spin_lock_irqsave(&sp->lock, irqflags);
+	if (sp->txn_read && !--sp->txn_read && !sp->dead)
+		sp->ops->read_end(sp);
+	raw_spin_unlock_irqrestore(&sp->lock, irqflags);
+}
+
+static int socpmu_commit_txn(struct pmu *pmu)
+{
+	socpmu_end_txn(to_socpmu(pmu));
+	return 0;
+}
+
+static void socpmu_cancel_txn(struct pmu *pmu)
+{
+	socpmu_end_txn(to_socpmu(pmu));
+}
+
+static ssize_t poll_interval_us_show(struct device *dev,
+				     struct device_attribute *attr, char *buf)
+{
+	struct socpmu *sp = to_socpmu(dev_get_drvdata(dev));
+
+	return sysfs_emit(buf, "%llu\n", div_u64(READ_ONCE(sp->poll_ns),
+						 NSEC_PER_USEC));
+}
+
+static ssize_t poll_interval_us_store(struct device *dev,
+				      struct device_attribute *attr,
+				      const char *buf, size_t count)
+{
+	struct socpmu *sp = to_socpmu(dev_get_drvdata(dev));
+	u64 us;
+	int ret;
+
+	ret = kstrtou64(buf, 0, &us);
+	if (ret)
+		return ret;
+	if (us > div_u64(SOCPMU_POLL_MAX_NS, NSEC_PER_USEC) ||
+	    us < div_u64(SOCPMU_POLL_MIN_NS, NSEC_PER_USEC)) {
+		pr_debug("%s: poll interval must be 100us..60s\n", sp->name);
+		return -EINVAL;
+	}
+	/* Takes effect at the next expiry */
+	WRITE_ONCE(sp->poll_ns, us * NSEC_PER_USEC);
+	return count;
+}
+static DEVICE_ATTR_RW(poll_interval_us);
+
+static struct attribute *socpmu_core_attrs[] = {
+	&dev_attr_poll_interval_us.attr,
+	NULL,
+};
+
+const struct attribute_group socpmu_core_attr_group = {
+	.attrs = socpmu_core_attrs,
+};
+EXPORT_SYMBOL_GPL(socpmu_core_attr_group);
+
+/**
+ * socpmu_sysfs_show_string() - show the string of a dev_ext_attribute
+ * @dev: the PMU device
+ * @attr: embedded in a struct dev_ext_attribute whose var is a string
+ * @buf: output
+ *
+ * Return: bytes written.
+ */
+ssize_t socpmu_sysfs_show_string(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	struct dev_ext_attribute *ea = container_of(attr, struct dev_ext_attribute, attr);
+
+	return sysfs_emit(buf, "%s\n", (const char *)ea->var);
+}
+EXPORT_SYMBOL_GPL(socpmu_sysfs_show_string);
+
+/**
+ * socpmu_register() - register a PMU instance named <prefix>_<n>
+ * @sp: PMU state from socpmu_alloc(), with poll_ns set by the driver
+ * @dev: the device providing the hardware
+ * @ops: driver callbacks
+ * @ida: the driver's IDA for instance numbers
+ * @prefix: name prefix, e.g. "tensix"
+ * @groups: sysfs attribute groups (format, events, ...), NULL terminated
+ *
+ * On failure the caller still owns @sp and frees it with kfree().
+ *
+ * Return: 0 or a negative errno.
+ */
+int socpmu_register(struct socpmu *sp, struct device *dev,
+		    const struct socpmu_ops *ops, struct ida *ida,
+		    const char *prefix, const struct attribute_group **groups)
+{
+	int ret;
+
+	if (!ops->event_init || !ops->add || !ops->del || !ops->read ||
+	    !ops->read_begin != !ops->read_end)
+		return -EINVAL;
+
+	sp->id = ida_alloc(ida, GFP_KERNEL);
+	if (sp->id < 0)
+		return sp->id;
+	sp->ida = ida;
+	snprintf(sp->name, sizeof(sp->name), "%s_%d", prefix, sp->id);
+	sp->dev = dev;
+	sp->ops = ops;
+	raw_spin_lock_init(&sp->lock);
+	INIT_LIST_HEAD(&sp->active);
+	INIT_LIST_HEAD(&sp->zombie);
+	hrtimer_init(&sp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	sp->timer.function = socpmu_poll;
+	if (!sp->poll_ns)
+		sp->poll_ns = SOCPMU_POLL_MAX_NS;
+
+	sp->pmu = (struct pmu) {
+		.module		= dev->driver ? dev->driver->owner : THIS_MODULE,
+		.attr_groups	= groups,
+		.task_ctx_nr	= perf_invalid_context,
+		.capabilities	= PERF_PMU_CAP_NO_EXCLUDE,
+		.scope		= PERF_PMU_SCOPE_SYS_WIDE,
+		.event_init	= socpmu_event_init,
+		.add		= socpmu_add,
+		.del		= socpmu_del,
+		.start		= socpmu_start,
+		.stop		= socpmu_stop,
+		.read		= socpmu_read,
+	};
+	if (ops->read_begin) {
+		sp->pmu.start_txn = socpmu_start_txn;
+		sp->pmu.commit_txn = socpmu_commit_txn;
+		sp->pmu.cancel_txn = socpmu_cancel_txn;
+	}
+
+	ret = perf_pmu_register(&sp->pmu, sp->name, -1);
+	if (ret) {
+		ida_free(ida, sp->id);
+		return ret;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(socpmu_register);
+
+static void socpmu_free(struct socpmu *sp)
+{
+	perf_pmu_unregister(&sp->pmu);
+	ida_free(sp->ida, sp->id);
+	kfree(sp);
+}
+
+/**
+ * socpmu_unregister() - remove a PMU whose device is going away
+ * @sp: the PMU
+ *
+ * Without open events the PMU is unregistered and freed at once. Otherwise
+ * the events keep their counts as of now, every later operation on them is
+ * a no-op, and the PMU is parked until socpmu_reap() frees it.
+ */
+void socpmu_unregister(struct socpmu *sp)
+{
+	unsigned long flags;
+
+	/* Bank the last counts, end any group read, never touch the device again */
+	raw_spin_lock_irqsave(&sp->lock, flags);
+	socpmu_update_active(sp);
+	if (sp->txn_read)
+		sp->ops->read_end(sp);
+	sp->txn_read = 0;
+	WRITE_ONCE(sp->dead, true);
+	raw_spin_unlock_irqrestore(&sp->lock, flags);
+	hrtimer_cancel(&sp->timer);
+
+	/* Pairs with the barrier in socpmu_event_init() */
+	smp_mb();
+	if (!atomic_read(&sp->nr_events)) {
+		socpmu_free(sp);
+		return;
+	}
+	pr_info("%s: device removed with events open, counts frozen\n", sp->name);
+	mutex_lock(&socpmu_zombies_lock);
+	list_add_tail(&sp->zombie, &socpmu_zombies);
+	mutex_unlock(&socpmu_zombies_lock);
+}
+EXPORT_SYMBOL_GPL(socpmu_unregister);
+
+/**
+ * socpmu_reap() - free the dead PMUs of a driver
+ * @ida: the driver's IDA
+ *
+ * Called from a driver's module exit, when perf holds no more events of it.
+ */
+void socpmu_reap(struct ida *ida)
+{
+	struct socpmu *sp, *tmp;
+
+	mutex_lock(&socpmu_zombies_lock);
+	list_for_each_entry_safe(sp, tmp, &socpmu_zombies, zombie) {
+		if (sp->ida != ida)
+			continue;
+		WARN_ON_ONCE(atomic_read(&sp->nr_events));
+		list_del(&sp->zombie);
+		socpmu_free(sp);
+	}
+	mutex_unlock(&socpmu_zombies_lock);
+}
+EXPORT_SYMBOL_GPL(socpmu_reap);
+
+MODULE_DESCRIPTION("socpmu shared uncore PMU core");
+MODULE_LICENSE("GPL");

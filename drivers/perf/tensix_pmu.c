@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Tenstorrent Tensix performance counter PMU.
+ *
+ * Each Tensix core has five counter banks (INSTRN_THREAD, FPU, TDMA_UNPACK,
+ * L1, TDMA_PACK). Every counter of a started bank counts at once; the select
+ * field of the bank's mode register only chooses which one OUT_H shows, and
+ * OUT_L shows the bank's reference cycles. Both are 32 bits and wrap. Which
+ * 8 of the L1 signals are counted is chosen by PERF_CNT_MUX_CTRL and latched
+ * when the L1 bank starts.
+ *
+ * So a bank is started (which zeroes it) when its first event on a core is
+ * scheduled and stopped when its last one goes; events read the running
+ * counters through the select mux and the socpmu core extends them to 64
+ * bits. L1 events that need another mux value than the one latched on a core
+ * are refused at add time, so perf multiplexes them.
+ *
+ * One PMU per device, tensix_<n>. config1 selects a core; without one an
+ * event counts the sum over every core of the device.
+ */
+
+#define pr_fmt(fmt) "tensix_pmu: " fmt
+
+#include <linux/bitfield.h>
+#include <linux/idr.h>
+#include <linux/io.h>
+#include <linux/mod_devicetable.h>
+#include <linux/module.h>
+#include <linux/of.h>
+#include <linux/platform_device.h>
+#include <linux/property.h>
+#include <linux/regmap.h>
+
+#include <socpmu/core.h>
+#include <socpmu/tensix_regs.h>
+
+enum tensix_arch {
+	TENSIX_WORMHOLE,
+	TENSIX_BLACKHOLE,
+};
+
+static const char *const tensix_arch_names[] = {
+	[TENSIX_WORMHOLE] = "wormhole",
+	[TENSIX_BLACKHOLE] = "blackhole",
+};
+
+static const unsigned int tensix_ctrl_base[] = TENSIX_BANK_CTRL_BASES;
+static const unsigned int tensix_out_base[] = TENSIX_BANK_OUT_BASES;
+
+#define TENSIX_CFG_VALID	(TENSIX_CFG_EVENT_MASK << TENSIX_CFG_EVENT_SHIFT | \
+				 TENSIX_CFG_BANK_MASK << TENSIX_CFG_BANK_SHIFT | \
+				 TENSIX_CFG_MUX_MASK << TENSIX_CFG_MUX_SHIFT | \
+				 TENSIX_CFG_CYCLES)
+
+/**
+ * struct tensix_bank_state - one bank of one core
+ * @users: scheduled events counting on it; it runs while non-zero
+ * @mux: L1 mux value latched at start (L1 bank only)
+ * @mode: last value written to the mode register (select cache)
+ */
+struct tensix_bank_state {
+	unsigned int users;
+	u8 mux;
+	u32 mode;
+};
+
+struct tensix_pmu {
+	struct socpmu sp;
+	struct regmap *map;
+	enum tensix_arch arch;
+	unsigned int mux_bits;
+	unsigned int nr_cores;
+	unsigned int core_stride;
+	struct tensix_bank_state banks[][TENSIX_NR_BANKS];
+};
+
+static DEFINE_IDA(tensix_ida);
+
+static inline struct tensix_pmu *to_tensix(struct socpmu *sp)
+{
+	return container_of(sp, struct tensix_pmu, sp);
+}
+
+/* Decoded perf_event_attr fields */
+static unsigned int tensix_ev_sel(struct perf_event *event)
+{
+	return (event->attr.config >> TENSIX_CFG_EVENT_SHIFT) & TENSIX_CFG_EVENT_MASK;
+}
+
+static unsigned int tensix_ev_bank(struct perf_event *event)
+{
+	return (event->attr.config >> TENSIX_CFG_BANK_SHIFT) & TENSIX_CFG_BANK_MASK;
+}
+
+static unsigned int tensix_ev_mux(struct perf_event *event)
+{
+	return (event->attr.config >> TENSIX_CFG_MUX_SHIFT) & TENSIX_CFG_MUX_MASK;
+}
+
+static bool tensix_ev_cycles(struct perf_event *event)
+{
+	return event->attr.config & TENSIX_CFG_CYCLES;
+}
+
+/* L1 counters depend on the mux latched at start; the cycles (OUT_L) do not */
+static bool tensix_ev_muxed(struct perf_event *event)
+{
+	return tensix_ev_bank(event) == TENSIX_BANK_L1 && !tensix_ev_cycles(event);
+}
+
+/* The cores an event counts on: [*first, *first + return value) */
+static unsigned int tensix_ev_cores(struct tensix_pmu *tp, struct perf_event *event,
+				    unsigned int *first)
+{
+	return socpmu_units(event, tp->nr_cores, first);
+}
+
+static bool tensix_select_known(unsigned int bank, unsigned int sel)
+{
+#define TENSIX_MATCH(name, b, id, mux) \
+	if (bank == TENSIX_BANK_##b && sel == (id)) \
+		return true;
+	TENSIX_EVENTS(TENSIX_MATCH)
+#undef TENSIX_MATCH
+	return false;
+}
+
+static int tensix_event_init(struct socpmu *sp, struct perf_event *event,
+			     unsigned int *nr, unsigned int *width)
+{
+	struct tensix_pmu *tp = to_tensix(sp);
+	u64 cfg = event->attr.config, cfg1 = event->attr.config1;
+	unsigned int bank = tensix_ev_bank(event), mux = tensix_ev_mux(event);
+	unsigned int first;
+
+	if ((cfg & ~TENSIX_CFG_VALID) || (cfg1 & ~SOCPMU_CFG1_VALID) ||
+	    event->attr.config2) {
+		pr_debug("%s: reserved config bits set\n", sp->name);
+		return -EINVAL;
+	}
+	if (bank >= TENSIX_NR_BANKS) {
+		pr_debug("%s: no bank %u\n", sp->name, bank);
+		return -EINVAL;
+	}
+	if (tensix_ev_cycles(event) ? tensix_ev_sel(event) != 0 :
+	    !tensix_select_known(bank, tensix_ev_sel(event))) {
+		pr_debug("%s: bank %u has no counter 0x%x\n", sp->name, bank,
+			 tensix_ev_sel(event));
+		return -EINVAL;
+	}
+	if (mux && (!tensix_ev_muxed(event) || mux >= BIT(tp->mux_bits))) {
+		pr_debug("%s: l1mux=%u invalid for bank %u on %s\n", sp->name, mux,
+			 bank, tensix_arch_names[tp->arch]);
+		return -EINVAL;
+	}
+	*nr = tensix_ev_cores(tp, event, &first);
+	if (first >= tp->nr_cores) {
+		pr_debug("%s: no core %u (device has %u)\n", sp->name, first,
+			 tp->nr_cores);
+		return -EINVAL;
+	}
+	*width = 32;
+	return 0;
+}
+
+/* Two L1 events that need different mux values on a shared core cannot count at once. */
+static bool tensix_compatible(struct socpmu *sp, struct perf_event *a,
+			      struct perf_event *b)
+{
+	struct tensix_pmu *tp = to_tensix(sp);
+	unsigned int fa, fb, na, nb;
+
+	if (!tensix_ev_muxed(a) || !tensix_ev_muxed(b) || tensix_ev_mux(a) == tensix_ev_mux(b))
+		return true;
+	na = tensix_ev_cores(tp, a, &fa);
+	nb = tensix_ev_cores(tp, b, &fb);
+	return fa + na <= fb || fb + nb <= fa;
+}
+
+static unsigned int tensix_reg(struct tensix_pmu *tp, unsigned int core,
+			       unsigned int offset)
+{
+	return core * tp->core_stride + offset;
+}
+
+/*
+ * The regmap is MMIO or the simulator: neither fails nor sleeps, so access
+ * errors cannot happen here and are not checked.
+ */
+static void tensix_write(struct tensix_pmu *tp, unsigned int core,
+			 unsigned int offset, u32 val)
+{
+	regmap_write(tp->map, tensix_reg(tp, core, offset), val);
+}
+
+static u32 tensix_read(struct tensix_pmu *tp, unsigned int core, unsigned int offset)
+{
+	unsigned int val = 0;
+
+	regmap_read(tp->map, tensix_reg(tp, core, offset), &val);
+	return val;
+}
+
+/* Point the bank's output mux at @sel; a register write only on a change. */
+static void tensix_select(struct tensix_pmu *tp, unsigned int core,
+			  unsigned int bank, unsigned int sel)
+{
+	struct tensix_bank_state *bs = &tp->banks[core][bank];
+	u32 mode = TENSIX_MODE_CONTINUOUS | sel << TENSIX_SEL_SHIFT;
+
+	if (bs->mode == mode)
+		return;
+	tensix_write(tp, core, tensix_ctrl_base[bank] + TENSIX_REG_MODE, mode);
+	bs->mode = mode;
+}
+
+static void tensix_bank_start(struct tensix_pmu *tp, unsigned int core,
+			      unsigned int bank, unsigned int mux, unsigned int sel)
+{
+	unsigned int ctrl = tensix_ctrl_base[bank] + TENSIX_REG_START_STOP;
+	struct tensix_bank_state *bs = &tp->banks[core][bank];
+
+	if (bank == TENSIX_BANK_L1) {
+		u32 field = GENMASK(TENSIX_MUX_SHIFT + tp->mux_bits - 1, TENSIX_MUX_SHIFT);
+		u32 val = tensix_read(tp, core, TENSIX_PERF_CNT_MUX_CTRL);
+
+		/* The other bits of MUX_CTRL belong to another function */
+		val = (val & ~field) | (mux << TENSIX_MUX_SHIFT);
+		tensix_write(tp, core, TENSIX_PERF_CNT_MUX_CTRL, val);
+		bs->mux = mux;
+	}
+	bs->mode = U32_MAX;
+	tensix_select(tp, core, bank, sel);
+	/* Start and stop are rising-edge triggered; a start zeroes the bank */
+	tensix_write(tp, core, ctrl, 0);
+	tensix_write(tp, core, ctrl, TENSIX_START);
+}
+
+static void tensix_bank_stop(struct tensix_pmu *tp, unsigned int core,
+			     unsigned int bank)
+{
+	unsigned int ctrl = tensix_ctrl_base[bank] + TENSIX_REG_START_STOP;
+
+	tensix_write(tp, core, ctrl, 0);
+	tensix_write(tp, core, ctrl, TENSIX_STOP);
+}
+
+/*
+ * The mux to latch when @event starts the L1 bank of @core. An l1_cycles
+ * event does not care, but a muxed L1 event of its group on that core will
+ * be added right after it and must find the mux it needs.
+ */
+static unsigned int tensix_start_mux(struct tensix_pmu *tp, struct perf_event *event,
+				     unsigned int core)
+{
+	struct perf_event *leader = event->group_leader, *sibling;
+	unsigned int first, n;
+
+	if (tensix_ev_muxed(event))
+		return tensix_ev_mux(event);
+	if (leader->pmu == event->pmu && tensix_ev_muxed(leader)) {
+		n = tensix_ev_cores(tp, leader, &first);
+		if (core >= first && core < first + n)
+			return tensix_ev_mux(leader);
+	}
+	for_each_sibling_event(sibling, leader) {
+		if (sibling->pmu != event->pmu || !tensix_ev_muxed(sibling))
+			continue;
+		n = tensix_ev_cores(tp, sibling, &first);
+		if (core >= first && core < first + n)
+			return tensix_ev_mux(sibling);
+	}
+	return 0;
+}
+
+static int tensix_add(struct socpmu *sp, struct perf_event *event)
+{
+	struct tensix_pmu *tp = to_tensix(sp);
+	unsigned int bank = tensix_ev_bank(event), mux = tensix_ev_mux(event);
+	unsigned int first, n, core;
+	struct tensix_bank_state *bs;
+
+	n = tensix_ev_cores(tp, event, &first);
+	if (tensix_ev_muxed(event)) {
+		for (core = first; core < first + n; core++) {
+			bs = &tp->banks[core][bank];
+			if (bs->users && bs->mux != mux)
+				return -EAGAIN;
+		}
+	}
+	for (core = first; core < first + n; core++) {
+		bs = &tp->banks[core][bank];
+		if (!bs->users++)
+			tensix_bank_start(tp, core, bank, tensix_start_mux(tp, event, core),
+					  tensix_ev_sel(event));
+	}
+	return 0;
+}
+
+static void tensix_del(struct socpmu *sp, struct perf_event *event)
+{
+	struct tensix_pmu *tp = to_tensix(sp);
+	unsigned int bank = tensix_ev_bank(event);
+	unsigned int first, n, core;
+
+	n = tensix_ev_cores(tp, event, &first);
+	for (core = first; core < first + n; core++)
+		if (!--tp->banks[core][bank].users)
+			tensix_bank_stop(tp, core, bank);
+}
+
+static void tensix_read_event(struct socpmu *sp, struct perf_event *event, u64 *vals)
+{
+	struct tensix_pmu *tp = to_tensix(sp);
+	unsigned int bank = tensix_ev_bank(event), sel = tensix_ev_sel(event);
+	unsigned int out = tensix_out_base[bank];
+	unsigned int first, n, i;
+
+	n = tensix_ev_cores(tp, event, &first);
+	for (i = 0; i < n; i++) {
+		if (tensix_ev_cycles(event)) {
+			vals[i] = tensix_read(tp, first + i, out);
+		} else {
+			tensix_select(tp, first + i, bank, sel);
+			vals[i] = tensix_read(tp, first + i, out + TENSIX_REG_OUT_H);
+		}
+	}
+}
+
+static const struct socpmu_ops tensix_ops = {
+	.event_init	= tensix_event_init,
+	.compatible	= tensix_compatible,
+	.add		= tensix_add,
+	.del		= tensix_del,
+	.read		= tensix_read_event,
+};
+
+/* sysfs */
+
+struct tensix_event_attr {
+	struct device_attribute attr;
+	u16 sel;
+	u8 bank;
+	u8 mux;
+	bool cycles;
+};
+
+static ssize_t tensix_event_show(struct device *dev, struct device_attribute *attr,
+				 char *buf)
+{
+	struct tensix_event_attr *ea = container_of(attr, struct tensix_event_attr, attr);
+	int len;
+
+	if (ea->cycles)
+		len = sysfs_emit(buf, "bank=%u,cycles=1", ea->bank);
+	else
+		len = sysfs_emit(buf, "bank=%u,event=0x%x", ea->bank, ea->sel);
+	if (ea->bank == TENSIX_BANK_L1 && !ea->cycles)
+		len += sysfs_emit_at(buf, len, ",l1mux=%u", ea->mux);
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+
+#define TENSIX_EVENT_ATTR(_name, _bank, _sel, _mux, _cycles)			\
+	(&((struct tensix_event_attr[]) {					\
+		{ __ATTR(_name, 0444, tensix_event_show, NULL),			\
+		  _sel, TENSIX_BANK_##_bank, _mux, _cycles }			\
+	})[0].attr.attr),
+#define TENSIX_COUNTER_ATTR(_name, _bank, _sel, _mux)				\
+	TENSIX_EVENT_ATTR(_name, _bank, _sel, _mux, false)
+
+static struct attribute *tensix_event_attrs[] = {
+	TENSIX_EVENTS(TENSIX_COUNTER_ATTR)
+	TENSIX_EVENT_ATTR(instrn_thread_cycles, INSTRN_THREAD, 0, 0, true)
+	TENSIX_EVENT_ATTR(fpu_cycles, FPU, 0, 0, true)
+	TENSIX_EVENT_ATTR(tdma_unpack_cycles, TDMA_UNPACK, 0, 0, true)
+	TENSIX_EVENT_ATTR(l1_cycles, L1, 0, 0, true)
+	TENSIX_EVENT_ATTR(tdma_pack_cycles, TDMA_PACK, 0, 0, true)
+	NULL,
+};
+
+static const struct attribute_group tensix_events_group = {
+	.name = "events",
+	.attrs = tensix_event_attrs,
+};
+
+static struct attribute *tensix_format_attrs[] = {
+	SOCPMU_FORMAT_ATTR(event, "config:0-8"),
+	SOCPMU_FORMAT_ATTR(grant, "config:8"),
+	SOCPMU_FORMAT_ATTR(bank, "config:16-18"),
+	SOCPMU_FORMAT_ATTR(l1mux, "config:24-26"),
+	SOCPMU_FORMAT_ATTR(cycles, "config:31"),
+	SOCPMU_FORMAT_ATTR(core, "config1:0-15"),
+	SOCPMU_FORMAT_ATTR(bycore, "config1:16"),
+	NULL,
+};
+
+static const struct attribute_group tensix_format_group = {
+	.name = "format",
+	.attrs = tensix_format_attrs,
+};
+
+static ssize_t identifier_show(struct device *dev, struct device_attribute *attr,
+			       char *buf)
+{
+	struct tensix_pmu *tp = to_tensix(to_socpmu(dev_get_drvdata(dev)));
+
+	return sysfs_emit(buf, "%s\n", tensix_arch_names[tp->arch]);
+}
+static DEVICE_ATTR_RO(identifier);
+
+static ssize_t num_cores_show(struct device *dev, struct device_attribute *attr,
+			      char *buf)
+{
+	struct tensix_pmu *tp = to_tensix(to_socpmu(dev_get_drvdata(dev)));
+
+	return sysfs_emit(buf, "%u\n", tp->nr_cores);
+}
+static DEVICE_ATTR_RO(num_cores);
+
+static struct attribute *tensix_pmu_attrs[] = {
+	&dev_attr_identifier.attr,
+	&dev_attr_num_cores.attr,
+	NULL,
+};
+
+static const struct attribute_group tensix_pmu_group = {
+	.attrs = tensix_pmu_attrs,
+};
+
+static const struct attribute_group *tensix_groups[] = {
+	&tensix_events_group,
+	&tensix_format_group,
+	&tensix_pmu_group,
+	&socpmu_core_attr_group,
+	NULL,
+};
+
+/* probe */
+
+static const struct regmap_config tensix_mmio_config = {
+	.reg_bits = 32,
+	.val_bits = 32,
+	.reg_stride = 4,
+	.fast_io = true,
+	.disable_locking = true,	/* the socpmu lock serialises access */
+};
+
+static struct regmap *tensix_get_regmap(struct platform_device *pdev,
+					unsigned int size)
+{
+	struct regmap_config cfg = tensix_mmio_config;
+	struct regmap *map;
+	void __iomem *base;
+
+	/* A parent that provides our registers (MFD style) */
+	if (pdev->dev.parent) {
+		map = dev_get_regmap(pdev->dev.parent, NULL);
+		if (map)
+			return map;
+	}
+	base = devm_platform_ioremap_resource(pdev, 0);
+	if (IS_ERR(base))
+		return ERR_CAST(base);
+	cfg.max_register = size - 4;
+	return devm_regmap_init_mmio(&pdev->dev, base, &cfg);
+}
+
+static int tensix_pmu_probe(struct platform_device *pdev)
+{
+	struct device *dev = &pdev->dev;
+	const struct platform_device_id *id = platform_get_device_id(pdev);
+	unsigned int nr_cores, stride = 0;
+	struct tensix_pmu *tp;
+	struct regmap *map;
+	u64 clock_hz;
+	int ret;
+
+	if (device_property_read_u32(dev, "tenstorrent,num-cores", &nr_cores) ||
+	    !nr_cores || nr_cores > SOCPMU_CFG1_UNIT_MASK + 1)
+		return dev_err_probe(dev, -EINVAL, "missing or bad tenstorrent,num-cores\n");
+	if (nr_cores > 1 &&
+	    (device_property_read_u32(dev, "tenstorrent,core-stride", &stride) ||
+	     stride < TENSIX_REG_SPAN || stride % 4))
+		return dev_err_probe(dev, -EINVAL, "missing or bad tenstorrent,core-stride\n");
+	if (socpmu_read_clock(dev, &clock_hz))
+		return dev_err_probe(dev, -EINVAL, "missing clock-frequency\n");
+
+	map = tensix_get_regmap(pdev, (nr_cores - 1) * stride + TENSIX_REG_SPAN);
+	if (IS_ERR(map))
+		return dev_err_probe(dev, PTR_ERR(map), "no registers\n");
+
+	tp = socpmu_alloc(struct_size(tp, banks, nr_cores));
+	if (!tp)
+		return -ENOMEM;
+	tp->map = map;
+	tp->arch = id ? id->driver_data :
+		(uintptr_t)device_get_match_data(dev);
+	tp->mux_bits = tp->arch == TENSIX_BLACKHOLE ? TENSIX_MUX_BITS_BLACKHOLE :
+						      TENSIX_MUX_BITS_WORMHOLE;
+	tp->nr_cores = nr_cores;
+	tp->core_stride = stride;
+	/* OUT_L counts one per cycle, as fast as any counter can */
+	tp->sp.poll_ns = socpmu_poll_ns(clock_hz, 32);
+
+	ret = socpmu_register(&tp->sp, dev, &tensix_ops, &tensix_ida, "tensix",
+			      tensix_groups);
+	if (ret) {
+		kfree(tp);
+		return dev_err_probe(dev, ret, "PMU registration failed\n");
+	}
+	platform_set_drvdata(pdev, &tp->sp);
+	dev_info(dev, "%s: %s, %u cores, %llu Hz\n", tp->sp.name,
+		 tensix_arch_names[tp->arch], nr_cores, clock_hz);
+	return 0;
+}
+
+static const struct of_device_id tensix_pmu_of_match[] = {
+	{ .compatible = "tenstorrent,wormhole-tensix-pmu", .data = (void *)TENSIX_WORMHOLE },
+	{ .compatible = "tenstorrent,blackhole-tensix-pmu", .data = (void *)TENSIX_BLACKHOLE },
+	{ }
+};
+MODULE_DEVICE_TABLE(of, tensix_pmu_of_match);
+
+static const struct platform_device_id tensix_pmu_ids[] = {
+	{ "tensix-pmu-wormhole", TENSIX_WORMHOLE },
+	{ "tensix-pmu-blackhole", TENSIX_BLACKHOLE },
+	{ }
+};
+MODULE_DEVICE_TABLE(platform, tensix_pmu_ids);
+
+static struct platform_driver tensix_pmu_driver = {
+	.driver = {
+		.name = "tensix-pmu",
+		.of_match_table = tensix_pmu_of_match,
+		.suppress_bind_attrs = true,
+	},
+	.id_table = tensix_pmu_ids,
+	.probe = tensix_pmu_probe,
+	.remove = socpmu_platform_remove,
+};
+
+module_socpmu_driver(tensix_pmu_driver, &tensix_ida);
+
+MODULE_DESCRIPTION("Tenstorrent Tensix performance counter PMU");
+MODULE_LICENSE("GPL");

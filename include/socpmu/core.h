@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * socpmu core: the uncore mechanics shared by every socpmu PMU driver.
+ *
+ * A driver describes how to validate, claim and read its counters
+ * (struct socpmu_ops); the core does the rest: perf registration with a
+ * system-wide scope (cpumask and hotplug migration by the perf core),
+ * extension of narrow hardware counters to 64 bits by an hrtimer poll,
+ * events that sum several hardware counters (one per core or tile), group
+ * validation, group-read transactions and safe removal while events are
+ * still open.
+ */
+#ifndef _SOCPMU_CORE_H
+#define _SOCPMU_CORE_H
+
+#include <linux/atomic.h>
+#include <linux/device.h>
+#include <linux/hrtimer.h>
+#include <linux/list.h>
+#include <linux/perf_event.h>
+#include <linux/platform_device.h>
+#include <linux/spinlock.h>
+#include <linux/sysfs.h>
+
+#include <socpmu/unit.h>
+
+struct socpmu;
+
+/**
+ * struct socpmu_event - core state of one perf event, in event->pmu_private
+ * @node: entry in socpmu::active while the event is scheduled
+ * @event: the perf event
+ * @mask: counter width mask (GENMASK_ULL(width - 1, 0))
+ * @nr: number of hardware counters summed into this event
+ * @vals: scratch for one read of the @nr counters
+ * @prev: last raw value of each counter
+ */
+struct socpmu_event {
+	struct list_head node;
+	struct perf_event *event;
+	u64 mask;
+	unsigned int nr;
+	u64 *vals;
+	u64 prev[];
+};
+
+/**
+ * struct socpmu_ops - what a driver tells the core about its hardware
+ * @event_init: decode and validate @event->attr (config, config1, config2);
+ *	set *@nr to the number of hardware counters the event sums and *@width
+ *	to their width in bits. Return 0 or a negative errno.
+ * @compatible: can @a and @b (both of this PMU, both already validated)
+ *	count at the same time? Used to reject groups that could never be
+ *	scheduled. May be NULL (everything is compatible).
+ * @add: claim the hardware for @event; return -EAGAIN (or another error)
+ *	when it cannot count now, so that perf multiplexes it.
+ * @del: release what @add claimed.
+ * @read: store the current raw value of each of the event's counters in
+ *	@vals, or SOCPMU_SATURATED for one that saturated. Called with
+ *	socpmu::lock held, interrupts off.
+ * @read_begin: optional, start of a group read (PERF_PMU_TXN_READ), e.g. to
+ *	take a snapshot so that every member is read from the same instant.
+ * @read_end: optional, end of the group read.
+ *
+ * @add, @del and @read are called with socpmu::lock held and interrupts off:
+ * they must not sleep.
+ */
+struct socpmu_ops {
+	int (*event_init)(struct socpmu *sp, struct perf_event *event,
+			  unsigned int *nr, unsigned int *width);
+	bool (*compatible)(struct socpmu *sp, struct perf_event *a,
+			   struct perf_event *b);
+	int (*add)(struct socpmu *sp, struct perf_event *event);
+	void (*del)(struct socpmu *sp, struct perf_event *event);
+	void (*read)(struct socpmu *sp, struct perf_event *event, u64 *vals);
+	void (*read_begin)(struct socpmu *sp);
+	void (*read_end)(struct socpmu *sp);
+};
+
+/**
+ * struct socpmu - one PMU instance; drivers embed it first in their state
+ * @pmu: the perf PMU
+ * @dev: the device that provides the hardware (not used once @dead)
+ * @ops: driver callbacks
+ * @name: perf name, e.g. "tensix_0"
+ * @lock: serialises hardware access and @active
+ * @active: scheduled events, polled by @timer
+ * @timer: poll timer that keeps 64-bit counts exact across counter wraps
+ * @poll_ns: poll period; drivers set a default, sysfs can override it
+ * @txn_read: number of open group read transactions
+ * @dead: the device is gone; the PMU only waits for its events to close
+ * @nr_events: events initialised on this PMU and not yet destroyed
+ * @zombie: entry in the list of dead PMUs still holding events
+ * @id: instance number within the driver's IDA
+ * @ida: the driver's IDA, released with the PMU
+ */
+struct socpmu {
+	struct pmu pmu;
+	struct device *dev;
+	const struct socpmu_ops *ops;
+	char name[32];
+	raw_spinlock_t lock;
+	struct list_head active;
+	struct hrtimer timer;
+	u64 poll_ns;
+	unsigned int txn_read;
+	bool dead;
+	atomic_t nr_events;
+	struct list_head zombie;
+	int id;
+	struct ida *ida;
+};
+
+static inline struct socpmu *to_socpmu(struct pmu *pmu)
+{
+	return container_of(pmu, struct socpmu, pmu);
+}
+
+static inline struct socpmu_event *to_socpmu_event(struct perf_event *event)
+{
+	return event->pmu_private;
+}
+
+/**
+ * socpmu_units() - the units an event counts on
+ * @event: the event
+ * @nr_units: units of the device
+ * @first: first unit counted
+ *
+ * Return: number of consecutive units from @first (1, or @nr_units).
+ */
+static inline unsigned int socpmu_units(struct perf_event *event,
+					unsigned int nr_units, unsigned int *first)
+{
+	u64 cfg1 = event->attr.config1;
+
+	if (cfg1 & SOCPMU_CFG1_VALID) {
+		*first = cfg1 & SOCPMU_CFG1_UNIT_MASK;
+		return 1;
+	}
+	*first = 0;
+	return nr_units;
+}
+
+/*
+ * Value a driver's read() stores for a counter that saturated: the event's
+ * count becomes U64_MAX for good instead of a plausible but wrong number.
+ */
+#define SOCPMU_SATURATED	U64_MAX
+
+void *socpmu_alloc(size_t size);
+int socpmu_register(struct socpmu *sp, struct device *dev,
+		    const struct socpmu_ops *ops, struct ida *ida,
+		    const char *prefix, const struct attribute_group **groups);
+void socpmu_unregister(struct socpmu *sp);
+void socpmu_reap(struct ida *ida);
+u64 socpmu_poll_ns(u64 clock_hz, unsigned int width);
+int socpmu_read_clock(struct device *dev, u64 *hz);
+void socpmu_platform_remove(struct platform_device *pdev);
+
+/*
+ * module_socpmu_driver() - register a platform driver whose probe calls
+ * socpmu_register() and sets the socpmu as drvdata; use
+ * socpmu_platform_remove() as its remove. Module exit frees the PMUs whose
+ * device went away while events were open.
+ */
+#define module_socpmu_driver(__drv, __ida)				\
+static int __init __drv##_init(void)					\
+{									\
+	return platform_driver_register(&(__drv));			\
+}									\
+module_init(__drv##_init);						\
+static void __exit __drv##_exit(void)					\
+{									\
+	platform_driver_unregister(&(__drv));				\
+	socpmu_reap(__ida);						\
+}									\
+module_exit(__drv##_exit)
+
+/* "poll_interval_us" attribute group, add it to a driver's groups */
+extern const struct attribute_group socpmu_core_attr_group;
+
+/*
+ * sysfs helpers: a format attribute ("config:0-8") and an event alias whose
+ * text a driver formats from its own fields.
+ */
+#define SOCPMU_FORMAT_ATTR(_name, _fmt)					\
+	(&((struct dev_ext_attribute[]) {				\
+		{ __ATTR(_name, 0444, socpmu_sysfs_show_string, NULL),	\
+		  (void *)_fmt }					\
+	})[0].attr.attr)
+
+ssize_t socpmu_sysfs_show_string(struct device *dev,
+				 struct device_attribute *attr, char *buf);
+
+#endif /* _SOCPMU_CORE_H */

@@ -1,0 +1,86 @@
+#!/bin/sh
+# run_all.sh - run every test in DIR/*/ and print the sum (busybox sh; this
+# is how `make check` runs the selftests inside the VM).
+#
+# Usage: run_all.sh [-m] [-l LABEL] [DIR]     (defaults: VM, /selftests)
+#   -m  first modprobe every module in /lib/modules/$(uname -r)/extra (the
+#       socpmu modules in the VM); a module that fails to load counts as 1 failed
+#
+# A test is an executable file or a *.sh script in DIR/<group>/. It must print
+# kselftest "# Totals: pass:N fail:N xfail:N xpass:N skip:N error:N" lines
+# (the kselftest harness prints one; all of them are added up). xfail counts
+# as passed, xpass and error as failed. A test that prints no Totals line
+# (crash, timeout) counts as 1 failed, and so does one that exits with a
+# failure status although its Totals report no failure. Each test gets
+# $SELFTEST_TIMEOUT seconds (default 120).
+# Last line: "LABEL: N passed, N failed, N skipped"; exit status 1 if any failed.
+
+label=VM load=
+while [ $# -gt 0 ]; do
+	case $1 in
+	-m) load=1; shift ;;
+	-l) label=$2; shift 2 ;;
+	*) break ;;
+	esac
+done
+dir=${1:-/selftests}
+limit=${SELFTEST_TIMEOUT:-120}
+
+passed=0 failed=0 skipped=0
+
+if [ -n "$load" ]; then
+	for ko in /lib/modules/"$(uname -r)"/extra/*.ko; do
+		[ -f "$ko" ] || continue
+		m=$(basename "$ko" .ko)
+		if ! modprobe "$m"; then
+			echo "# ===== modprobe $m failed: 1 failed"
+			failed=$((failed + 1))
+		fi
+	done
+fi
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+for t in "$dir"/*/*; do
+	if [ ! -f "$t" ]; then
+		continue
+	elif [ "${t%.sh}" != "$t" ]; then
+		set -- sh "$t"
+	elif [ -x "$t" ]; then
+		set -- "$t"
+	else
+		continue
+	fi
+	name=${t#"$dir"/}
+	echo "# ===== $name"
+	timeout "$limit" "$@" >"$out" 2>&1 </dev/null
+	rc=$?
+	cat "$out"
+
+	# n Totals lines adding up to p passed, f failed, s skipped
+	counts=$(awk '/^# Totals: / {
+			n++
+			for (i = 3; i <= NF; i++) { split($i, kv, ":"); t[kv[1]] += kv[2] }
+		}
+		END { print n + 0, t["pass"] + t["xfail"], t["fail"] + t["xpass"] + t["error"], t["skip"] + 0 }' "$out")
+	read -r n p f s <<EOF
+$counts
+EOF
+	if [ "$n" -eq 0 ]; then
+		echo "# ===== $name: no Totals line (exit status $rc): 1 failed"
+		failed=$((failed + 1))
+		continue
+	fi
+	# kselftest exit codes: 0 pass, 4 all skipped; anything else is a failure.
+	if [ "$f" -eq 0 ] && [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ]; then
+		echo "# ===== $name: exit status $rc without failed tests: 1 failed"
+		f=1
+	fi
+	echo "# ===== $name: $p passed, $f failed, $s skipped"
+	passed=$((passed + p))
+	failed=$((failed + f))
+	skipped=$((skipped + s))
+done
+
+echo "$label: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,616 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# tensix_perf_test.sh - end-to-end test of tensix-perf against the simulator.
+#
+# Run as root inside the VM with socpmu_core, tensix_pmu and socpmu_sim
+# loaded. Creates simulated Tensix devices through
+# /sys/devices/socpmu_sim/new_device, and for one workload of each bound
+# (math, unpack, pack, risc) injects exact counts and cycles through
+# debugfs (inject/advance) from inside the command that tensix-perf
+# measures. Every metric of --csv-metrics is then checked against the value
+# computed here, by hand, from the injected numbers, and so is the bound
+# classification.
+#
+# Only non-L1 counters are exact when both L1 mux halves are counted (the
+# kernel multiplexes the halves); the workloads that check NoC metrics
+# exactly use --l1mux so that one half is counted the whole time.
+#
+# The tool is $TENSIX_PERF, ./tensix-perf next to this script, or
+# tensix-perf in $PATH. Output: kselftest TAP ending with "# Totals:".
+# Exit: 0 pass, 1 fail, 4 skip.
+# shellcheck disable=SC2317 # functions are called indirectly (trap, $wl)
+
+SIM=/sys/devices/socpmu_sim
+BUS=/sys/bus/event_source/devices
+DEBUGFS=/sys/kernel/debug
+SIMDBG=$DEBUGFS/socpmu_sim
+DEV=tp_test
+DEV_BH=tp_test_bh
+NTESTS=14
+
+TMP=${TMPDIR:-/tmp}/tensix_perf_test.$$
+created=""
+
+n=0
+npass=0
+nfail=0
+nskip=0
+
+ok() {
+	n=$((n + 1)); npass=$((npass + 1))
+	echo "ok $n $1"
+}
+
+not_ok() {
+	n=$((n + 1)); nfail=$((nfail + 1))
+	echo "not ok $n $1"
+}
+
+skip() {
+	n=$((n + 1)); nskip=$((nskip + 1))
+	echo "ok $n $1 # SKIP $2"
+}
+
+diag() {
+	echo "# $*"
+}
+
+totals() {
+	echo "# Totals: pass:$npass fail:$nfail xfail:0 xpass:0 skip:$nskip error:0"
+}
+
+cleanup() {
+	for d in $created; do
+		echo "$d" > "$SIM/del_device" 2>/dev/null
+	done
+	created=""
+	rm -rf "$TMP"
+}
+
+# result NAME STATUS: report a test from its status (0 pass)
+result() {
+	if [ "$2" -eq 0 ]; then ok "$1"; else not_ok "$1"; fi
+}
+
+# Show a file's content as diagnostics (for failures)
+show() {
+	[ -f "$1" ] && sed 's/^/#   /' "$1" | head -n "${2:-40}"
+}
+
+echo "TAP version 13"
+echo "1..$NTESTS"
+
+skip_all() {
+	diag "$1"
+	i=0
+	while [ $i -lt $NTESTS ]; do
+		i=$((i + 1))
+		skip "tensix_perf_$i" "$1"
+	done
+	totals
+	exit 4
+}
+
+fail_all() {
+	diag "$1"
+	i=0
+	while [ $i -lt $NTESTS ]; do
+		i=$((i + 1))
+		not_ok "tensix_perf_$i"
+	done
+	totals
+	exit 1
+}
+
+[ "$(id -u)" = 0 ] || skip_all "must run as root"
+[ -w "$SIM/new_device" ] || skip_all "no simulator ($SIM/new_device): load socpmu_sim"
+[ -d "$SIMDBG" ] || mount -t debugfs none "$DEBUGFS" 2>/dev/null
+[ -d "$SIMDBG" ] || skip_all "no simulator debugfs ($SIMDBG)"
+
+TP=${TENSIX_PERF:-}
+if [ -z "$TP" ]; then
+	here=$(cd "$(dirname "$0")" && pwd)
+	if [ -x "$here/tensix-perf" ]; then
+		TP=$here/tensix-perf
+	else
+		TP=$(command -v tensix-perf 2>/dev/null)
+	fi
+fi
+if [ -z "$TP" ] || [ ! -x "$TP" ]; then
+	fail_all "tensix-perf not found (set TENSIX_PERF or install it)"
+fi
+diag "using $TP"
+
+trap cleanup EXIT
+trap 'cleanup; exit 1' INT TERM
+mkdir -p "$TMP" || fail_all "cannot create $TMP"
+
+pmus() {
+	for p in "$BUS"/tensix_[0-9]*; do
+		[ -e "$p" ] && echo "${p##*/}"
+	done
+}
+
+# new_device NAME CORES ARCH: create a sim device, set NEWPMU to its PMU
+new_device() {
+	NEWPMU=""
+	# A device left over by an interrupted run
+	echo "$1" > "$SIM/del_device" 2>/dev/null
+	before=$(pmus)
+	echo "tensix name=$1 cores=$2 arch=$3" > "$SIM/new_device" || return 1
+	created="$created $1"
+	tries=0
+	while [ $tries -lt 500 ]; do
+		for p in $(pmus); do
+			if ! echo "$before" | grep -qx "$p"; then
+				NEWPMU=$p
+				return 0
+			fi
+		done
+		tries=$((tries + 1))
+		sleep 0.01 2>/dev/null || sleep 1
+	done
+	return 1
+}
+
+# ---- workloads: per-core amounts of every counter the metrics use ----
+
+wl_math() {
+	CYC=1000 FPU=800 SFPU=100 FOS=850 FAV1=1000
+	SRCAW=300 SRCBW=200 U0B=600 U1B=500 SRCAWA=480 SRCBWA=250
+	MIS=700 MIA=875 PDRA=200 PB=250 AM=125
+	ST0=100 ST1=200 ST2=300 TI0=300 TI1=300 TI2=300
+	R0A=100 R0B=100 R0C=50 R0D=50 R1A=25 R1B=25 R1C=25 R1D=25
+	BOUND=math-bound
+}
+
+wl_unpack() {
+	CYC=2000 FPU=500 SFPU=60 FOS=600 FAV1=1250
+	SRCAW=1800 SRCBW=1400 U0B=2000 U1B=2000 SRCAWA=1900 SRCBWA=1500
+	MIS=400 MIA=1600 PDRA=300 PB=400 AM=100
+	ST0=600 ST1=300 ST2=300 TI0=400 TI1=400 TI2=400
+	R0A=1000 R0B=1000 R0C=200 R0D=200 R1A=0 R1B=0 R1C=0 R1D=0
+	BOUND=unpack-bound
+}
+
+wl_pack() {
+	CYC=4000 FPU=600 SFPU=200 FOS=800 FAV1=3200
+	SRCAW=1000 SRCBW=1000 U0B=2000 U1B=4000 SRCAWA=1000 SRCBWA=1000
+	MIS=800 MIA=1000 PDRA=3610 PB=3800 AM=1900
+	ST0=400 ST1=400 ST2=400 TI0=1200 TI1=1200 TI2=1200
+	R0A=0 R0B=0 R0C=0 R0D=0 R1A=400 R1B=400 R1C=200 R1D=200
+	BOUND=pack-bound
+}
+
+wl_risc() {
+	CYC=1000 FPU=100 SFPU=0 FOS=100 FAV1=400
+	SRCAW=100 SRCBW=300 U0B=500 U1B=1000 SRCAWA=250 SRCBWA=500
+	MIS=90 MIA=900 PDRA=150 PB=300 AM=60
+	ST0=900 ST1=800 ST2=700 TI0=30 TI1=60 TI2=90
+	R0A=10 R0B=10 R0C=10 R0D=10 R1A=5 R1B=5 R1C=5 R1D=5
+	BOUND=risc-bound
+}
+
+wl_idle() {
+	CYC=0 FPU=0 SFPU=0 FOS=0 FAV1=0
+	SRCAW=0 SRCBW=0 U0B=0 U1B=0 SRCAWA=0 SRCBWA=0
+	MIS=0 MIA=0 PDRA=0 PB=0 AM=0
+	ST0=0 ST1=0 ST2=0 TI0=0 TI1=0 TI2=0
+	R0A=0 R0B=0 R0C=0 R0D=0 R1A=0 R1B=0 R1C=0 R1D=0
+	BOUND=n/a
+}
+
+# gen_script FILE SIMDEV CORE [NOISE_CORE]: the measured command's script.
+# Inject ids: seed counter ids; L1 signal = mux * 8 + id.
+gen_script() {
+	f=$1 d=$SIMDBG/$2 c=$3
+	: > "$f"
+	while read -r bank id amount; do
+		[ "$amount" -gt 0 ] &&
+			echo "echo '$c $bank $id $amount' > $d/inject || exit 9" >> "$f"
+	done <<EOF
+fpu 0 $FPU
+fpu 1 $SFPU
+fpu 257 $FOS
+instrn_thread 16 $FAV1
+tdma_unpack 261 $SRCAW
+tdma_unpack 259 $SRCBW
+tdma_unpack 7 $U0B
+tdma_unpack 8 $U1B
+tdma_unpack 6 $SRCAWA
+tdma_unpack 5 $SRCBWA
+tdma_unpack 3 $MIS
+tdma_unpack 4 $MIA
+tdma_pack 11 $PDRA
+tdma_pack 18 $PB
+tdma_pack 272 $AM
+instrn_thread 24 $ST0
+instrn_thread 25 $ST1
+instrn_thread 26 $ST2
+instrn_thread 256 $TI0
+instrn_thread 257 $TI1
+instrn_thread 258 $TI2
+l1 0 $R0A
+l1 1 $R0B
+l1 2 $R0C
+l1 3 $R0D
+l1 8 $R1A
+l1 9 $R1B
+l1 10 $R1C
+l1 11 $R1D
+EOF
+	[ "$CYC" -gt 0 ] && echo "echo '$c $CYC' > $d/advance || exit 9" >> "$f"
+	# Activity on another core, which a --core run must not see
+	if [ -n "${4:-}" ]; then
+		for line in "fpu 0 777" "fpu 257 777" "tdma_pack 18 777" "tdma_unpack 261 777" \
+			    "instrn_thread 24 777" "l1 0 777" "l1 8 777"; do
+			echo "echo '$4 $line' > $d/inject || exit 9" >> "$f"
+		done
+		echo "echo '$4 555' > $d/advance || exit 9" >> "$f"
+	fi
+	echo "exit 0" >> "$f"
+}
+
+# expected MUX PEAKU PEAKP WORD: "name value" of every metric, by hand.
+# MUX: 0 or 1 (only that L1 half counted), or "both" (NoC not checked here).
+expected() {
+	awk -v MUX="$1" -v PU="$2" -v PP="$3" -v WORD="$4" -v CYC="$CYC" \
+	    -v FPU="$FPU" -v SFPU="$SFPU" -v FOS="$FOS" -v FAV1="$FAV1" \
+	    -v SRCAW="$SRCAW" -v SRCBW="$SRCBW" -v U0B="$U0B" -v U1B="$U1B" \
+	    -v SRCAWA="$SRCAWA" -v SRCBWA="$SRCBWA" -v MIS="$MIS" -v MIA="$MIA" \
+	    -v PDRA="$PDRA" -v PB="$PB" -v AM="$AM" \
+	    -v ST="$((ST0 + ST1 + ST2))" -v TI="$((TI0 + TI1 + TI2))" \
+	    -v R0="$((R0A + R0B + R0C + R0D))" -v R1="$((R1A + R1B + R1C + R1D))" '
+	function na(x) { return x == "n/a" }
+	function dv(a, b) { if (na(a) || na(b) || b + 0 == 0) return "n/a"; return a / b }
+	function ml(a, b) { if (na(a) || na(b)) return "n/a"; return a * b }
+	function ad(a, b) { if (na(a) || na(b)) return "n/a"; return a + b }
+	function sb(a, b) { if (na(a) || na(b)) return "n/a"; return a - b }
+	function mean(a, b) {
+		if (na(a) && na(b)) return "n/a"
+		if (na(a)) return b
+		if (na(b)) return a
+		return (a + b) / 2
+	}
+	function out(name, v) {
+		if (na(v) || v == "skip" || name == "bound_classification")
+			printf "%s %s\n", name, v
+		else
+			printf "%s %.9f\n", name, v
+	}
+	BEGIN {
+		u0 = dv(SRCAW, U0B); u1 = dv(SRCBW, U1B)
+		f0 = dv(SRCAWA, U0B); f1 = dv(SRCBWA, U1B)
+		math = dv(FOS, CYC); unp = mean(u0, u1); pack = dv(PB, CYC)
+		stall = dv(ST, 3 * CYC); issue = dv(TI, 3 * CYC)
+		risc = sb(stall, issue)
+		if (MUX == "both") {
+			r0 = r1 = txn = bpc = "skip"
+		} else {
+			r0 = MUX == 0 ? dv(R0, CYC) : "n/a"
+			r1 = MUX == 1 ? dv(R1, CYC) : "n/a"
+			txn = ad(r0, r1); bpc = ml(txn, WORD)
+		}
+		out("unpack0_write_efficiency", u0)
+		out("unpack1_write_efficiency", u1)
+		out("unpack_write_efficiency", unp)
+		out("packer_efficiency", dv(PDRA, PB))
+		out("fpu_efficiency", dv(FPU, FAV1))
+		out("math_pipeline_utilization", dv(MIS, MIA))
+		out("math_to_pack_efficiency", dv(AM, PB))
+		out("unpack0_to_math_flow", f0)
+		out("unpack1_to_math_flow", f1)
+		out("unpack_to_math_flow", mean(f0, f1))
+		out("fpu_utilization", dv(FPU, CYC))
+		out("sfpu_utilization", dv(SFPU, CYC))
+		out("math_utilization", math)
+		out("unpack0_utilization", u0)
+		out("unpack1_utilization", u1)
+		out("unpack_utilization", unp)
+		out("pack_utilization", pack)
+		out("thread_stall_rate", stall)
+		out("instruction_issue_rate", issue)
+		out("unpack_est_bytes_per_cycle", ml(unp, PU))
+		out("pack_est_bytes_per_cycle", ml(pack, PP))
+		out("noc_ring0_txn_per_cycle", r0)
+		out("noc_ring1_txn_per_cycle", r1)
+		out("noc_txn_per_cycle", txn)
+		out("noc_est_bytes_per_cycle", bpc)
+		out("math_bound_score", math)
+		out("unpack_bound_score", unp)
+		out("pack_bound_score", pack)
+		out("risc_bound_score", risc)
+		s["math-bound"] = math; s["unpack-bound"] = unp
+		s["pack-bound"] = pack; s["risc-bound"] = risc
+		split("math-bound unpack-bound pack-bound risc-bound", order, " ")
+		best = "n/a"
+		for (i = 1; i <= 4; i++) {
+			v = s[order[i]]
+			if (na(v)) continue
+			if (best == "n/a" || v + 0 > bs + 0) { best = order[i]; bs = v }
+		}
+		out("bound_classification", best)
+	}'
+}
+
+# compare_metrics EXPECTED CSV: every expected metric matches (|d| <= 2e-6)
+compare_metrics() {
+	awk '
+	NR == FNR { want[$1] = $2; names[++n] = $1; next }
+	FNR == 1 { if ($0 != "name,value,inputs") { print "# bad header: " $0; bad++ } next }
+	{ got[$1] = $2; seen++ }
+	END {
+		for (i = 1; i <= n; i++) {
+			k = names[i]; w = want[k]; g = got[k]
+			if (w == "skip") continue
+			if (!(k in got)) { print "# " k ": missing"; bad++; continue }
+			if (k == "bound_classification" || w == "n/a" || g == "n/a") {
+				if (g != w) { print "# " k ": got " g ", want " w; bad++ }
+				continue
+			}
+			d = g - w; if (d < 0) d = -d
+			if (d > 2e-6) { print "# " k ": got " g ", want " w; bad++ }
+		}
+		if (seen != n) { print "# " seen " metric rows, want " n; bad++ }
+		exit bad ? 1 : 0
+	}' FS=' ' "$1" FS=, "$2"
+}
+
+# counter FILE NAME FIELD: a column of a counter row of --csv-counters
+# (fields: thread,bank,counter_name,counter_id,cycles,count,l1_mux)
+counter() {
+	awk -F, -v name="$2" -v f="$3" '$3 == name { print $f; exit }' "$1"
+}
+
+# run_workload TESTNAME WL SIMDEV PMU CORE_SEL MUX PEAKU PEAKP WORD [NOISE_CORE]
+#  CORE_SEL: "all" or a core number (--core); MUX: both, 0 or 1 (--l1mux)
+#  CORES_SUMMED: how many cores the injected amounts land on (global)
+run_workload() {
+	tname=$1 wl=$2 sdev=$3 pmu=$4 csel=$5 mux=$6
+	$wl
+	dir=$TMP/$tname
+	mkdir -p "$dir"
+	set -- "$7" "$8" "$9" "${10:-}"
+	opts="--pmu $pmu"
+	inj=all
+	if [ "$csel" != all ]; then
+		opts="$opts --core $csel"
+		inj=$csel
+	fi
+	[ "$mux" != both ] && opts="$opts --l1mux $mux"
+	gen_script "$dir/cmd.sh" "$sdev" "$inj" "$4"
+	# shellcheck disable=SC2086
+	"$TP" stat $opts -x, -o "$dir/out.txt" --csv-metrics "$dir/metrics.csv" \
+		--csv-counters "$dir/counters.csv" -- sh "$dir/cmd.sh" 2> "$dir/err.txt"
+	rc=$?
+	st=0
+	if [ $rc -ne 0 ]; then
+		diag "$tname: tensix-perf exited $rc"
+		show "$dir/err.txt"
+		return 1
+	fi
+	expected "$mux" "$1" "$2" "$3" > "$dir/expected.txt"
+	if ! grep -qx "bound_classification $BOUND" "$dir/expected.txt"; then
+		diag "$tname: the workload is not $BOUND by hand"
+		st=1
+	fi
+	if ! compare_metrics "$dir/expected.txt" "$dir/metrics.csv"; then
+		diag "$tname: metrics differ from the injected workload"
+		show "$dir/metrics.csv" 40
+		st=1
+	fi
+	# Raw counters: summed over CORES_SUMMED cores
+	want=$((FPU * CORES_SUMMED))
+	got=$(counter "$dir/counters.csv" FPU_INSTRUCTION 6)
+	if [ "$got" != "$want" ]; then
+		diag "$tname: FPU_INSTRUCTION count $got, want $want"
+		st=1
+	fi
+	want=$((CYC * CORES_SUMMED))
+	got=$(counter "$dir/counters.csv" PACKER_BUSY 5)
+	if [ "$got" != "$want" ]; then
+		diag "$tname: TDMA_PACK cycles $got, want $want"
+		st=1
+	fi
+	got=$(counter "$dir/counters.csv" THREAD_STALLS_2 6)
+	if [ "$got" != "$((ST2 * CORES_SUMMED))" ]; then
+		diag "$tname: THREAD_STALLS_2 count $got, want $((ST2 * CORES_SUMMED))"
+		st=1
+	fi
+	rows=$(($(wc -l < "$dir/counters.csv") - 1))
+	l1rows=$(awk -F, '$2 == "L1"' "$dir/counters.csv" | wc -l)
+	want=16
+	[ "$mux" != both ] && want=8
+	if [ "$rows" -ne $((78 + want)) ] || [ "$l1rows" -ne $want ]; then
+		diag "$tname: $rows counter rows ($l1rows L1), want $((78 + want)) ($want L1)"
+		st=1
+	fi
+	if [ "$(head -n 1 "$dir/counters.csv")" != \
+	     "thread,bank,counter_name,counter_id,cycles,count,l1_mux" ]; then
+		diag "$tname: bad counters CSV header"
+		st=1
+	fi
+	if [ "$mux" = both ]; then
+		if ! grep -q '^# note: the 2 L1 mux groups' "$dir/out.txt"; then
+			diag "$tname: no multiplexing note in the -x output"
+			st=1
+		fi
+		# NoC metrics are scaled estimates here: check they are consistent
+		if ! awk -F, -v WORD="$3" '
+			{ v[$1] = $2 }
+			END {
+				r0 = v["noc_ring0_txn_per_cycle"]; r1 = v["noc_ring1_txn_per_cycle"]
+				t = v["noc_txn_per_cycle"]; b = v["noc_est_bytes_per_cycle"]
+				if (r0 == "n/a" || r1 == "n/a") exit !(t == "n/a" && b == "n/a")
+				d = t - r0 - r1; if (d < 0) d = -d
+				e = b - WORD * t; if (e < 0) e = -e
+				exit !(d < 3e-6 && e < 1e-4)
+			}' "$dir/metrics.csv"; then
+			diag "$tname: inconsistent NoC metrics"
+			show "$dir/metrics.csv" 40
+			st=1
+		fi
+	elif grep -q '^# note:' "$dir/out.txt"; then
+		diag "$tname: multiplexing note with a single L1 mux"
+		st=1
+	fi
+	# The platform table reached the metrics
+	if ! grep -q "^noc_est_bytes_per_cycle,.*NOC_WORD_BYTES=$3\$" "$dir/metrics.csv" ||
+	   ! grep -q "^unpack_est_bytes_per_cycle,.*UNPACK_PEAK_BPC=$1\$" "$dir/metrics.csv" ||
+	   ! grep -q "^pack_est_bytes_per_cycle,.*PACK_PEAK_BPC=$2\$" "$dir/metrics.csv"; then
+		diag "$tname: bandwidth table inputs are not $1/$2/$3"
+		st=1
+	fi
+	if grep -qiw -e nan -e inf "$dir/out.txt" "$dir/metrics.csv"; then
+		diag "$tname: inf/nan in the output"
+		st=1
+	fi
+	return $st
+}
+
+# ---- tests ----
+
+new_device $DEV 2 wormhole || fail_all "cannot create sim device $DEV"
+PMU=$NEWPMU
+diag "device $DEV -> $PMU"
+
+# 1: --help
+"$TP" --help > "$TMP/help.txt" 2>&1
+st=$?
+grep -q 'risc-bound' "$TMP/help.txt" && grep -q 'thread_stall_rate' "$TMP/help.txt" || st=1
+result "help" $st
+
+# 2: no PMU at all -> exact message, exit 2
+mkdir -p "$TMP/empty"
+TENSIX_PERF_SYSFS=$TMP/empty "$TP" stat -a -- true > "$TMP/nopmu.txt" 2>&1
+rc=$?
+msg=$(cat "$TMP/nopmu.txt")
+st=0
+[ $rc -eq 2 ] || { diag "exit $rc, want 2"; st=1; }
+[ "$msg" = "tensix-perf: no tensix PMU found (is tensix_pmu loaded?)" ] ||
+	{ diag "message: $msg"; st=1; }
+result "no_pmu_error" $st
+
+# 3: unknown --pmu -> exit 2
+"$TP" stat --pmu tensix_99999 -- true > "$TMP/badpmu.txt" 2>&1
+rc=$?
+st=0
+[ $rc -eq 2 ] || { diag "exit $rc, want 2"; st=1; }
+grep -q 'tensix_99999 not found' "$TMP/badpmu.txt" || { show "$TMP/badpmu.txt"; st=1; }
+result "unknown_pmu_error" $st
+
+# 4: math-bound, sum of both cores, both L1 mux halves multiplexed
+CORES_SUMMED=2
+run_workload math_bound wl_math $DEV "$PMU" all both 80 80 32
+result "math_bound_all_cores_multiplexed" $?
+
+# 5: unpack-bound, sum of both cores, L1 mux 0 only (exact NoC ring 0)
+CORES_SUMMED=2
+run_workload unpack_bound wl_unpack $DEV "$PMU" all 0 80 80 32
+result "unpack_bound_l1mux0" $?
+
+# 6: pack-bound on core 0 (core=0 needs bycore=1), noise on core 1, mux 1
+CORES_SUMMED=1
+run_workload pack_bound wl_pack $DEV "$PMU" 0 1 80 80 32 1
+result "pack_bound_core0_l1mux1" $?
+
+# 7: risc-bound on core 1, noise on core 0, mux 0
+CORES_SUMMED=1
+run_workload risc_bound wl_risc $DEV "$PMU" 1 0 80 80 32 0
+result "risc_bound_core1_l1mux0" $?
+
+# 8: nothing happens: every metric and the classification are n/a
+CORES_SUMMED=2
+run_workload idle wl_idle $DEV "$PMU" all 0 80 80 32
+result "idle_all_na" $?
+
+# 9: blackhole bandwidth table (identifier "blackhole"): 256 B NoC word, 120 B/cyc
+new_device $DEV_BH 1 blackhole
+PMU_BH=$NEWPMU
+if [ -n "$PMU_BH" ]; then
+	diag "device $DEV_BH -> $PMU_BH"
+	CORES_SUMMED=1
+	run_workload blackhole wl_unpack $DEV_BH "$PMU_BH" all both 120 120 256
+	result "blackhole_bandwidth_table" $?
+else
+	not_ok "blackhole_bandwidth_table"
+fi
+
+# 10: --arch quasar overrides the identifier (80 B/cyc peaks, 32 B NoC word)
+if [ -n "$PMU_BH" ]; then
+	wl_pack
+	gen_script "$TMP/quasar.sh" $DEV_BH all
+	"$TP" stat --pmu "$PMU_BH" --arch quasar --l1mux 1 -x, -o "$TMP/quasar.txt" \
+		--csv-metrics "$TMP/quasar.csv" -- sh "$TMP/quasar.sh" 2> "$TMP/quasar.err"
+	st=$?
+	expected 1 80 80 32 > "$TMP/quasar.exp"
+	compare_metrics "$TMP/quasar.exp" "$TMP/quasar.csv" || st=1
+	grep -q '^# .*arch=quasar' "$TMP/quasar.txt" || st=1
+	[ $st -eq 0 ] || show "$TMP/quasar.err"
+	result "arch_override_quasar" $st
+else
+	not_ok "arch_override_quasar"
+fi
+
+# 11: human-readable report
+wl_math
+gen_script "$TMP/human.sh" $DEV all
+"$TP" stat --pmu "$PMU" -o "$TMP/human.txt" -- sh "$TMP/human.sh" 2> "$TMP/human.err"
+st=$?
+for pat in "Performance counter stats for $PMU" 'INSTRN_THREAD' 'T0 (unpack)' \
+	   'T1 (math)' 'T2 (pack)' 'THREAD_STALLS' 'WAITING_FOR_SRCA_CLEAR' 'FPU ' \
+	   'TDMA_UNPACK' 'TDMA_PACK' 'L1 (mux 0)' 'L1 (mux 1)' 'multiplexes' \
+	   'Unpacker write efficiency' 'Bound classification: math-bound' \
+	   'seconds time elapsed' 'Wormhole B0'; do
+	if ! grep -qF "$pat" "$TMP/human.txt"; then
+		diag "report lacks '$pat'"
+		st=1
+	fi
+done
+# FPU_INSTRUCTION row: 2 cores x 800, exact (not scaled)
+grep -Eq '^ +FPU_INSTRUCTION +1600$' "$TMP/human.txt" || { diag "FPU_INSTRUCTION row"; st=1; }
+if grep -qiw -e nan -e inf "$TMP/human.txt"; then
+	diag "inf/nan in the report"
+	st=1
+fi
+[ $st -eq 0 ] || show "$TMP/human.txt" 60
+result "human_report" $st
+
+# 12: -I interval mode: the deltas add up to the injected totals
+cat > "$TMP/interval.sh" <<EOF
+echo 'all fpu 0 100' > $SIMDBG/$DEV/inject || exit 9
+sleep 1
+echo 'all fpu 0 200' > $SIMDBG/$DEV/inject || exit 9
+echo 'all 1000' > $SIMDBG/$DEV/advance || exit 9
+EOF
+"$TP" stat --pmu "$PMU" -I 200 -x, -o "$TMP/interval.txt" \
+	--csv-counters "$TMP/interval.csv" -- sh "$TMP/interval.sh" 2> "$TMP/interval.err"
+st=$?
+sum=$(awk -F, '$2 == "counter" && $5 == "FPU_INSTRUCTION" { s += $8 } END { print s + 0 }' \
+	"$TMP/interval.txt")
+nint=$(awk -F, '$2 == "counter" && $5 == "FPU_INSTRUCTION"' "$TMP/interval.txt" | wc -l)
+[ "$sum" = 600 ] || { diag "interval FPU_INSTRUCTION sum $sum, want 600"; st=1; }
+[ "$nint" -ge 3 ] || { diag "$nint intervals, want >= 3"; st=1; }
+total=$(counter "$TMP/interval.csv" FPU_INSTRUCTION 6)
+[ "$total" = 600 ] || { diag "--csv-counters total $total, want 600"; st=1; }
+[ $st -eq 0 ] || show "$TMP/interval.err"
+result "interval_deltas" $st
+
+# 13: the command's exit status is passed through
+"$TP" stat --pmu "$PMU" -o /dev/null -- sh -c 'exit 3'
+rc=$?
+st=0
+[ $rc -eq 3 ] || { diag "exit $rc, want 3"; st=1; }
+result "exit_status" $st
+
+# 14: a core out of range is refused
+"$TP" stat --pmu "$PMU" --core 2 -- true > "$TMP/core.txt" 2>&1
+rc=$?
+st=0
+[ $rc -eq 2 ] || { diag "exit $rc, want 2"; show "$TMP/core.txt"; st=1; }
+result "core_out_of_range" $st
+
+totals
+[ $nfail -eq 0 ] || exit 1
+exit 0

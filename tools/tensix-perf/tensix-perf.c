@@ -1,0 +1,1264 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tensix-perf - count every Tensix performance counter of a tensix_<n> PMU
+ * while a command runs, and print the counters, the derived metrics and the
+ * bound classification of the Tensix performance counter guides.
+ *
+ *   tensix-perf stat [options] [--] CMD [ARGS...]
+ *   tensix-perf stat -a [options]            (until SIGINT/SIGTERM)
+ *   tensix-perf list [--pmu NAME]
+ *
+ * The PMU is uncore (system-wide): every event is opened with pid = -1 on
+ * the CPU of the PMU's cpumask. Events come from the PMU's events/ directory
+ * and are encoded through its format/ files, like perf does.
+ *
+ * Scheduling: all non-L1 events (and the bank cycle counts) are pinned, so
+ * they count the whole time. The L1 bank counts the signals of one mux value
+ * at a time, so the L1 events of each mux value form a group led by an L1
+ * cycles event latched to the same mux; with more than one such group the
+ * kernel multiplexes them and their counts are scaled by
+ * time_enabled / time_running (marked '*').
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "metrics.h"
+#include "pmu.h"
+
+#define PROG		"tensix-perf"
+#define EXIT_SETUP	2	/* usage errors, no PMU, events cannot be opened */
+#define BANK_OTHER	TENSIX_NR_BANKS	/* events whose alias has no known bank */
+#define MIN_INTERVAL_MS	10
+
+struct ev {
+	char name[TP_PMU_NAME_LEN];	/* sysfs alias name */
+	char terms[TP_ALIAS_LEN + 64];	/* alias text (+ overrides) */
+	int info;			/* index in tp_events[], -1 if unknown */
+	unsigned int bank;		/* enum tensix_bank or BANK_OTHER */
+	unsigned int mux;		/* L1 mux (L1 bank only) */
+	uint64_t sel;			/* "event" term, for the CSV counter_id */
+	bool cycles;			/* a bank's reference cycles */
+	bool leader;			/* opened as a group leader */
+	bool pinned;
+	int leader_idx;			/* index of the group leader in ctx.ev */
+	uint64_t cfg[3];
+	int fd;
+	/* cumulative readings: count, time_enabled, time_running */
+	uint64_t cur[3];
+	uint64_t prev[3];		/* at the previous interval */
+	bool dead;			/* could not be scheduled (error state) */
+	/* the window being reported */
+	struct tp_val val;
+	double pct;			/* running / enabled, in percent */
+};
+
+struct opts {
+	const char *pmu;
+	const char *arch;
+	const char *output;
+	const char *sep;
+	const char *csv_counters;
+	const char *csv_metrics;
+	long core;			/* -1: sum over every core */
+	long interval_ms;		/* 0: no interval printing */
+	long l1mux;			/* -1: every mux value, multiplexed */
+	bool all;
+	int argc;
+	char **argv;
+};
+
+struct ctx {
+	struct opts o;
+	struct tp_pmu pmu;
+	const struct tp_platform *plat;
+	struct ev *ev;
+	size_t nr_ev;
+	unsigned int mux_groups;	/* L1 groups, > 1 means multiplexed */
+	FILE *out;
+	struct timespec t0;
+};
+
+static void err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* ---- help ---- */
+
+static const char usage_text[] =
+"Usage: tensix-perf stat [options] [--] CMD [ARGS...]\n"
+"       tensix-perf stat -a [options] [CMD [ARGS...]]\n"
+"       tensix-perf list [--pmu NAME]\n"
+"\n"
+"Count every Tensix performance counter of a tensix_<n> PMU while CMD runs\n"
+"(or, with -a and no CMD, until SIGINT/SIGTERM), then print the counters\n"
+"grouped by bank and thread, the derived metrics and the bound classification.\n"
+"The PMU is uncore: counting is always system-wide (-a is accepted and implied).\n"
+"\n"
+"Options:\n"
+"  -a, --all-cpus          system-wide counting (the only mode; accepted)\n"
+"      --pmu NAME          PMU to use (tensix_N or N); default: the tensix_*\n"
+"                          with the lowest N in /sys/bus/event_source/devices\n"
+"      --core N            count core N only (config1 core=N, bycore=1 for\n"
+"                          core 0); default: the sum over every core\n"
+"      --l1mux M           count only the L1 signals of mux value M (no\n"
+"                          multiplexing); default: every mux value, multiplexed\n"
+"      --arch ARCH         bandwidth table: wormhole (Wormhole B0), blackhole,\n"
+"                          quasar; default: the PMU's identifier file\n"
+"  -I, --interval-print MS print the counts of every MS milliseconds (>= 10)\n"
+"  -x, --field-separator SEP\n"
+"                          machine-readable output, fields separated by SEP\n"
+"  -o, --output FILE       write the report to FILE (default: stderr)\n"
+"      --csv-counters FILE write the counters of the whole run as CSV:\n"
+"                          thread,bank,counter_name,counter_id,cycles,count,l1_mux\n"
+"      --csv-metrics FILE  write the metrics of the whole run as CSV:\n"
+"                          name,value,inputs (inputs: NAME=value;NAME=value)\n"
+"  -h, --help              this text\n"
+"\n"
+"Multiplexing: a core's L1 bank counts the signals of one mux value at a time\n"
+"(wormhole: mux 0 = NoC ring 0 / L1 arbitration, mux 1 = NoC ring 1 / TDMA).\n"
+"The L1 events of each mux value are a group with their own L1 cycle count,\n"
+"and the kernel multiplexes the groups; their values are scaled by\n"
+"time_enabled/time_running and marked '*' (running_pct < 100 with -x).\n"
+"Every other event is pinned and exact. A counter that never ran is\n"
+"'<not counted>' (n/a in CSV). A metric whose denominator is 0 or whose input\n"
+"was not counted is 'n/a'.\n"
+"\n"
+"Metrics (counts and cycles are summed over the selected cores):\n"
+"  unpack0_write_efficiency   SRCA_WRITE / UNPACK0_BUSY_THREAD0\n"
+"  unpack1_write_efficiency   SRCB_WRITE / UNPACK1_BUSY_THREAD0\n"
+"  unpack_write_efficiency    mean of the unpacker ratios that are defined\n"
+"  packer_efficiency          PACKER_DEST_READ_AVAILABLE / PACKER_BUSY\n"
+"  fpu_efficiency             FPU_INSTRUCTION / FPU_INSTRN_AVAILABLE_1\n"
+"  math_pipeline_utilization  MATH_INSTRN_STARTED / MATH_INSTRN_AVAILABLE (exp.)\n"
+"  math_to_pack_efficiency    AVAILABLE_MATH / PACKER_BUSY (experimental)\n"
+"  unpack0_to_math_flow       SRCA_WRITE_AVAILABLE / UNPACK0_BUSY_THREAD0 (exp.)\n"
+"  unpack1_to_math_flow       SRCB_WRITE_AVAILABLE / UNPACK1_BUSY_THREAD0 (exp.)\n"
+"  unpack_to_math_flow        mean of the unpacker flows that are defined\n"
+"  fpu_utilization            FPU_INSTRUCTION / FPU bank cycles\n"
+"  sfpu_utilization           SFPU_INSTRUCTION / FPU bank cycles\n"
+"  math_utilization           FPU_OR_SFPU_INSTRN / FPU bank cycles\n"
+"  unpack0/1_utilization      SRCA_WRITE / UNPACK0_BUSY_THREAD0,\n"
+"                             SRCB_WRITE / UNPACK1_BUSY_THREAD0\n"
+"  unpack_utilization         mean of the unpacker utilisations that are defined\n"
+"  pack_utilization           PACKER_BUSY / TDMA_PACK bank cycles\n"
+"  thread_stall_rate          (THREAD_STALLS_0+_1+_2) / (3 * INSTRN_THREAD cycles)\n"
+"  instruction_issue_rate     (THREAD_INSTRUCTIONS_0+_1+_2) /\n"
+"                             (3 * INSTRN_THREAD cycles)  (issue efficiency)\n"
+"  unpack_est_bytes_per_cycle unpack_utilization * unpacker peak B/cyc\n"
+"  pack_est_bytes_per_cycle   pack_utilization * packer peak B/cyc\n"
+"  noc_ring0_txn_per_cycle    (NOC_RING0_INCOMING_1+_0 + NOC_RING0_OUTGOING_1+_0)\n"
+"                             / L1 cycles counted with mux 0\n"
+"  noc_ring1_txn_per_cycle    the same for NOC_RING1_* / L1 cycles with mux 1\n"
+"  noc_txn_per_cycle          ring 0 + ring 1 (n/a unless both were counted)\n"
+"  noc_est_bytes_per_cycle    noc_txn_per_cycle * NoC word bytes\n"
+"  Bandwidth table (NoC word B, unpacker peak B/cyc, packer peak B/cyc):\n"
+"    Wormhole B0 32, 80, 80; Blackhole 256, 120, 120; Quasar 32, 80, 80\n"
+"\n"
+"Bound classification (heuristic): scores\n"
+"  math-bound   = math_utilization\n"
+"  unpack-bound = unpack_utilization\n"
+"  pack-bound   = pack_utilization\n"
+"  risc-bound   = thread_stall_rate - instruction_issue_rate\n"
+"The highest defined score wins (on a tie the first in this order); n/a when\n"
+"no score is defined.\n"
+"\n"
+"Environment: TENSIX_PERF_SYSFS replaces /sys/bus/event_source/devices (tests).\n"
+"Exit status: the command's (128+N if killed by signal N), 2 on setup errors.\n";
+
+static void usage(FILE *f)
+{
+	fputs(usage_text, f);
+}
+
+/* ---- small helpers ---- */
+
+static double now_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static bool parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return false;
+	errno = 0;
+	v = strtol(s, &end, 0);
+	if (errno || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+static const char *bank_label(unsigned int bank)
+{
+	return bank < TENSIX_NR_BANKS ? tp_bank_name(bank) : "OTHER";
+}
+
+/* ---- building the event list ---- */
+
+static struct ev *add_ev(struct ctx *c)
+{
+	struct ev *e = realloc(c->ev, (c->nr_ev + 1) * sizeof(*e));
+
+	if (!e)
+		return NULL;
+	c->ev = e;
+	e = &c->ev[c->nr_ev++];
+	memset(e, 0, sizeof(*e));
+	e->fd = -1;
+	e->info = -1;
+	e->leader_idx = -1;
+	return e;
+}
+
+static void ev_from_alias(struct ev *e, const struct tp_alias *a)
+{
+	uint64_t v;
+
+	memset(e, 0, sizeof(*e));
+	e->fd = -1;
+	e->leader_idx = -1;
+	snprintf(e->name, sizeof(e->name), "%s", a->name);
+	snprintf(e->terms, sizeof(e->terms), "%s", a->terms);
+	e->bank = !tp_term_get(a->terms, "bank", &v) && v < TENSIX_NR_BANKS ?
+		  (unsigned int)v : BANK_OTHER;
+	e->mux = !tp_term_get(a->terms, "l1mux", &v) && v < TP_MAX_MUX ? (unsigned int)v : 0;
+	e->cycles = !tp_term_get(a->terms, "cycles", &v) && v;
+	e->sel = !tp_term_get(a->terms, "event", &v) ? v : 0;
+	e->info = e->cycles ? -1 : tp_event_find(a->name);
+}
+
+/* Encode an event's terms plus the core selection. */
+static int encode(struct ctx *c, struct ev *e)
+{
+	char errbuf[512], core[64];
+
+	memset(e->cfg, 0, sizeof(e->cfg));
+	if (tp_encode(&c->pmu, e->terms, e->cfg, errbuf, sizeof(errbuf))) {
+		err("event %s: %s", e->name, errbuf);
+		return -1;
+	}
+	if (c->o.core < 0)
+		return 0;
+	snprintf(core, sizeof(core), "core=%ld%s", c->o.core, c->o.core ? "" : ",bycore=1");
+	if (tp_encode(&c->pmu, core, e->cfg, errbuf, sizeof(errbuf))) {
+		err("--core: %s", errbuf);
+		return -1;
+	}
+	return 0;
+}
+
+static int build_events(struct ctx *c)
+{
+	const struct tp_alias *l1_cycles = NULL;
+	bool mux_used[TP_MAX_MUX] = { false };
+	struct ev tmp;
+
+	/* Non-L1 events, each its own pinned group, in bank order */
+	for (unsigned int bank = 0; bank <= BANK_OTHER; bank++) {
+		if (bank == TENSIX_BANK_L1)
+			continue;
+		for (size_t i = 0; i < c->pmu.nr_aliases; i++) {
+			struct ev *e;
+
+			ev_from_alias(&tmp, &c->pmu.aliases[i]);
+			if (tmp.bank != bank)
+				continue;
+			e = add_ev(c);
+			if (!e)
+				goto nomem;
+			*e = tmp;
+			e->leader = e->pinned = true;
+			e->leader_idx = (int)(c->nr_ev - 1);
+		}
+	}
+
+	/* L1: which mux values have events, and the cycles alias */
+	for (size_t i = 0; i < c->pmu.nr_aliases; i++) {
+		ev_from_alias(&tmp, &c->pmu.aliases[i]);
+		if (tmp.bank != TENSIX_BANK_L1)
+			continue;
+		if (tmp.cycles) {
+			l1_cycles = &c->pmu.aliases[i];
+			continue;
+		}
+		if (c->o.l1mux < 0 || tmp.mux == c->o.l1mux)
+			mux_used[tmp.mux] = true;
+	}
+	if (c->o.l1mux >= 0 && !mux_used[c->o.l1mux]) {
+		err("%s has no L1 events with l1mux=%ld", c->pmu.name, c->o.l1mux);
+		return -1;
+	}
+	for (unsigned int m = 0; m < TP_MAX_MUX; m++)
+		c->mux_groups += mux_used[m];
+
+	/* One group per mux value: L1 cycles latched to that mux, then its events */
+	for (unsigned int m = 0; m < TP_MAX_MUX; m++) {
+		int leader = -1;
+		struct ev *e;
+
+		if (!mux_used[m])
+			continue;
+		if (l1_cycles) {
+			e = add_ev(c);
+			if (!e)
+				goto nomem;
+			ev_from_alias(e, l1_cycles);
+			/* Latch the cycles event to this group's mux (a later term wins) */
+			if (e->mux != m && tp_pmu_has_format(&c->pmu, "l1mux")) {
+				size_t len = strlen(e->terms);
+
+				snprintf(e->terms + len, sizeof(e->terms) - len, ",l1mux=%u", m);
+			}
+			e->mux = m;
+			e->leader = true;
+			leader = (int)(c->nr_ev - 1);
+			e->leader_idx = leader;
+		}
+		for (size_t i = 0; i < c->pmu.nr_aliases; i++) {
+			ev_from_alias(&tmp, &c->pmu.aliases[i]);
+			if (tmp.bank != TENSIX_BANK_L1 || tmp.cycles || tmp.mux != m)
+				continue;
+			e = add_ev(c);
+			if (!e)
+				goto nomem;
+			*e = tmp;
+			if (leader < 0) {
+				e->leader = true;
+				leader = (int)(c->nr_ev - 1);
+			}
+			e->leader_idx = leader;
+		}
+		/* A single L1 group never conflicts: it can be pinned */
+		c->ev[leader].pinned = c->mux_groups == 1;
+	}
+
+	if (!c->nr_ev) {
+		err("%s has no events (empty %s/events?)", c->pmu.name, c->pmu.dir);
+		return -1;
+	}
+	for (size_t i = 0; i < c->nr_ev; i++)
+		if (encode(c, &c->ev[i]))
+			return -1;
+	return 0;
+
+nomem:
+	err("out of memory");
+	return -1;
+}
+
+/* ---- perf ---- */
+
+static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+			       int group_fd, unsigned long flags)
+{
+	return (int)syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags);
+}
+
+static int open_events(struct ctx *c)
+{
+	for (size_t i = 0; i < c->nr_ev; i++) {
+		struct ev *e = &c->ev[i];
+		struct perf_event_attr attr;
+		int group_fd = e->leader ? -1 : c->ev[e->leader_idx].fd;
+
+		memset(&attr, 0, sizeof(attr));
+		attr.size = sizeof(attr);
+		attr.type = c->pmu.type;
+		attr.config = e->cfg[0];
+		attr.config1 = e->cfg[1];
+		attr.config2 = e->cfg[2];
+		attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+				   PERF_FORMAT_TOTAL_TIME_RUNNING;
+		attr.disabled = e->leader;
+		attr.pinned = e->leader && e->pinned;
+
+		e->fd = sys_perf_event_open(&attr, -1, c->pmu.cpu, group_fd,
+					    PERF_FLAG_FD_CLOEXEC);
+		if (e->fd >= 0)
+			continue;
+		if (errno == EACCES || errno == EPERM) {
+			err("no permission to open %s events (run as root or lower "
+			    "/proc/sys/kernel/perf_event_paranoid)", c->pmu.name);
+		} else if (errno == EMFILE || errno == ENFILE) {
+			err("too many open files (%zu events; raise ulimit -n)", c->nr_ev);
+		} else {
+			int e_no = errno;
+
+			err("cannot open event %s/%s/ (config=0x%" PRIx64 " config1=0x%" PRIx64
+			    ") on cpu %d: %s%s", c->pmu.name, e->name, e->cfg[0], e->cfg[1],
+			    c->pmu.cpu, strerror(e_no),
+			    e_no == EINVAL && c->o.core >= 0 ? " (core out of range?)" : "");
+		}
+		return -1;
+	}
+	return 0;
+}
+
+static void close_events(struct ctx *c)
+{
+	/* Members before leaders */
+	for (size_t i = c->nr_ev; i-- > 0;) {
+		if (c->ev[i].fd >= 0)
+			close(c->ev[i].fd);
+		c->ev[i].fd = -1;
+	}
+}
+
+static int enable_events(struct ctx *c, bool on)
+{
+	unsigned long req = on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE;
+
+	/* Pinned events first: they never have to wait for a counter */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < c->nr_ev; i++) {
+			struct ev *e = &c->ev[i];
+
+			if (!e->leader || e->fd < 0 || e->pinned != (pass == 0))
+				continue;
+			if (ioctl(e->fd, req, 0) && on) {
+				err("cannot enable %s/%s/: %s", c->pmu.name, e->name, strerror(errno));
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+static void read_events(struct ctx *c)
+{
+	for (size_t i = 0; i < c->nr_ev; i++) {
+		struct ev *e = &c->ev[i];
+		uint64_t buf[3];
+		ssize_t n;
+
+		if (e->fd < 0 || e->dead)
+			continue;
+		n = read(e->fd, buf, sizeof(buf));
+		if (n == (ssize_t)sizeof(buf)) {
+			memcpy(e->cur, buf, sizeof(buf));
+		} else if (n == 0) {
+			/* error state: a pinned event that could not be scheduled */
+			e->dead = true;
+		} else {
+			err("reading %s/%s/: %s", c->pmu.name, e->name,
+			    n < 0 ? strerror(errno) : "short read");
+			e->dead = true;
+		}
+	}
+}
+
+/*
+ * Values of the window since @from (NULL: since the start), scaled by
+ * enabled/running when the event did not run the whole window.
+ */
+static void window_values(struct ctx *c, bool since_prev)
+{
+	for (size_t i = 0; i < c->nr_ev; i++) {
+		struct ev *e = &c->ev[i];
+		uint64_t count = e->cur[0], ena = e->cur[1], run = e->cur[2];
+
+		if (since_prev) {
+			count -= e->prev[0];
+			ena -= e->prev[1];
+			run -= e->prev[2];
+		}
+		memset(&e->val, 0, sizeof(e->val));
+		e->pct = 0;
+		if (e->dead || e->fd < 0 || !run || !ena)
+			continue;
+		e->val.valid = true;
+		e->pct = run >= ena ? 100.0 : 100.0 * (double)run / (double)ena;
+		if (run < ena) {
+			e->val.v = (double)count * (double)ena / (double)run;
+			e->val.scaled = true;
+		} else {
+			e->val.v = (double)count;
+		}
+	}
+}
+
+static void fill_counts(struct ctx *c, struct tp_counts *cnt)
+{
+	memset(cnt, 0, sizeof(*cnt));
+	for (size_t i = 0; i < c->nr_ev; i++) {
+		struct ev *e = &c->ev[i];
+
+		if (e->cycles && e->bank == TENSIX_BANK_L1)
+			cnt->l1_cycles[e->mux] = e->val;
+		else if (e->cycles && e->bank < TENSIX_NR_BANKS)
+			cnt->cycles[e->bank] = e->val;
+		else if (e->info >= 0)
+			cnt->ev[e->info] = e->val;
+	}
+}
+
+/* ---- output ---- */
+
+static const struct ev *cycles_ev(const struct ctx *c, unsigned int bank, unsigned int mux)
+{
+	for (size_t i = 0; i < c->nr_ev; i++)
+		if (c->ev[i].cycles && c->ev[i].bank == bank &&
+		    (bank != TENSIX_BANK_L1 || c->ev[i].mux == mux))
+			return &c->ev[i];
+	return NULL;
+}
+
+static const struct ev *find_ev(const struct ctx *c, int info)
+{
+	for (size_t i = 0; i < c->nr_ev; i++)
+		if (c->ev[i].info == info)
+			return &c->ev[i];
+	return NULL;
+}
+
+/* A counter for the human-readable table: "123", "123*", "<not counted>" */
+static char *fmt_count(char *buf, size_t len, const struct ev *e)
+{
+	if (!e || !e->val.valid)
+		snprintf(buf, len, "<not counted>");
+	else
+		snprintf(buf, len, "%.0f%s", e->val.v, e->val.scaled ? "*" : "");
+	return buf;
+}
+
+static char *fmt_inputs(char *buf, size_t len, const struct tp_metric *m, char sep)
+{
+	const char sepstr[2] = { sep, '\0' };
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < m->nr_inputs && at < len; i++) {
+		char v[64];
+
+		at += (size_t)snprintf(buf + at, len - at, "%s%s=%s", i ? sepstr : "",
+				       m->in[i].name, tp_fmt_val(v, sizeof(v), m->in[i].val));
+	}
+	return buf;
+}
+
+static void print_header(struct ctx *c)
+{
+	FILE *f = c->out;
+	char cores[64], core[32] = "all";
+
+	if (c->o.core >= 0) {
+		snprintf(core, sizeof(core), "%ld", c->o.core);
+		snprintf(cores, sizeof(cores), "core %ld", c->o.core);
+	} else if (c->pmu.nr_cores > 0) {
+		snprintf(cores, sizeof(cores), "sum of %d cores", c->pmu.nr_cores);
+	} else {
+		snprintf(cores, sizeof(cores), "sum of all cores");
+	}
+
+	if (c->o.sep) {
+		fprintf(f, "# %s stat: pmu=%s identifier=%s arch=%s core=%s\n", PROG, c->pmu.name,
+			c->pmu.identifier[0] ? c->pmu.identifier : "unknown",
+			c->plat ? c->plat->id : "unknown", core);
+		if (c->mux_groups > 1)
+			fprintf(f, "# note: the %u L1 mux groups cannot count together on a core; "
+				"the kernel multiplexes them and their counts are scaled "
+				"(running_pct < 100)\n", c->mux_groups);
+		fprintf(f, "# counter%sthread%sbank%scounter_name%scounter_id%scycles%scount%s"
+			"l1_mux%srunning_pct\n", c->o.sep, c->o.sep, c->o.sep, c->o.sep, c->o.sep,
+			c->o.sep, c->o.sep, c->o.sep);
+		fprintf(f, "# metric%sname%svalue%sinputs\n", c->o.sep, c->o.sep, c->o.sep);
+		return;
+	}
+	fprintf(f, "\n Performance counter stats for %s (%s, %s):\n", c->pmu.name,
+		c->plat ? c->plat->name : (c->pmu.identifier[0] ? c->pmu.identifier : "unknown arch"),
+		cores);
+	if (c->mux_groups > 1)
+		fprintf(f, "\n note: the L1 bank counts the signals of one mux value at a time and\n"
+			"       the %u mux groups cannot count together on a core, so the kernel\n"
+			"       multiplexes them: L1 values marked '*' are scaled by\n"
+			"       time_enabled/time_running. Every other counter is exact.\n",
+			c->mux_groups);
+}
+
+static void print_bank_title(FILE *f, const char *title, const struct ev *cyc)
+{
+	char buf[64];
+
+	if (!cyc) {
+		fprintf(f, "\n %s\n", title);
+		return;
+	}
+	fprintf(f, "\n %-36s cycles %s", title, fmt_count(buf, sizeof(buf), cyc));
+	if (cyc->val.valid && cyc->val.scaled)
+		fprintf(f, "  (counted %.2f%% of the time)", cyc->pct);
+	fputc('\n', f);
+}
+
+static void print_table(struct ctx *c)
+{
+	FILE *f = c->out;
+	char b0[64], b1[64], b2[64];
+
+	for (unsigned int bank = 0; bank <= BANK_OTHER; bank++) {
+		bool any = false;
+
+		for (size_t i = 0; i < c->nr_ev; i++)
+			any |= c->ev[i].bank == bank && !c->ev[i].cycles;
+		if (!any)
+			continue;
+
+		if (bank == TENSIX_BANK_INSTRN_THREAD) {
+			print_bank_title(f, bank_label(bank), cycles_ev(c, bank, 0));
+			fprintf(f, "   %-34s %16s %16s %16s\n", "per-thread counter",
+				"T0 (unpack)", "T1 (math)", "T2 (pack)");
+			for (int i = 0; i < TP_NR_EV; i++) {
+				char base[TP_NAME_LEN];
+				size_t len;
+
+				if (tp_events[i].bank != bank || tp_event_thread(i) != 0)
+					continue;
+				/* name_0 -> NAME; its siblings name_1, name_2 follow it */
+				tp_upper(base, sizeof(base), tp_events[i].name);
+				len = strlen(base);
+				base[len - 2] = '\0';
+				fprintf(f, "   %-34s %16s %16s %16s\n", base,
+					fmt_count(b0, sizeof(b0), find_ev(c, i)),
+					fmt_count(b1, sizeof(b1), i + 1 < TP_NR_EV &&
+						  tp_event_thread(i + 1) == 1 ? find_ev(c, i + 1) : NULL),
+					fmt_count(b2, sizeof(b2), i + 2 < TP_NR_EV &&
+						  tp_event_thread(i + 2) == 2 ? find_ev(c, i + 2) : NULL));
+			}
+			fprintf(f, "   %-34s %16s\n", "shared counter", "all threads");
+			for (int i = 0; i < TP_NR_EV; i++) {
+				char name[TP_NAME_LEN];
+
+				if (tp_events[i].bank != bank || tp_event_thread(i) >= 0)
+					continue;
+				tp_upper(name, sizeof(name), tp_events[i].name);
+				fprintf(f, "   %-34s %16s\n", name, fmt_count(b0, sizeof(b0), find_ev(c, i)));
+			}
+		} else if (bank == TENSIX_BANK_L1) {
+			for (unsigned int m = 0; m < TP_MAX_MUX; m++) {
+				char title[64];
+				bool used = false;
+
+				for (size_t i = 0; i < c->nr_ev; i++)
+					used |= c->ev[i].bank == bank && !c->ev[i].cycles && c->ev[i].mux == m;
+				if (!used)
+					continue;
+				snprintf(title, sizeof(title), "L1 (mux %u)", m);
+				print_bank_title(f, title, cycles_ev(c, bank, m));
+				for (int i = 0; i < TP_NR_EV; i++) {
+					char name[TP_NAME_LEN];
+
+					if (tp_events[i].bank != bank || tp_events[i].mux != m ||
+					    !find_ev(c, i))
+						continue;
+					tp_upper(name, sizeof(name), tp_events[i].name);
+					fprintf(f, "   %-34s %16s\n", name,
+						fmt_count(b0, sizeof(b0), find_ev(c, i)));
+				}
+				for (size_t i = 0; i < c->nr_ev; i++) {
+					const struct ev *e = &c->ev[i];
+
+					if (e->bank == bank && e->mux == m && !e->cycles && e->info < 0)
+						fprintf(f, "   %-34s %16s\n", e->name,
+							fmt_count(b0, sizeof(b0), e));
+				}
+			}
+			continue;
+		} else {
+			print_bank_title(f, bank_label(bank),
+					 bank < TENSIX_NR_BANKS ? cycles_ev(c, bank, 0) : NULL);
+			for (int i = 0; i < TP_NR_EV; i++) {
+				char name[TP_NAME_LEN];
+
+				if (tp_events[i].bank != bank)
+					continue;
+				tp_upper(name, sizeof(name), tp_events[i].name);
+				fprintf(f, "   %-34s %16s\n", name, fmt_count(b0, sizeof(b0), find_ev(c, i)));
+			}
+		}
+		/* Events of the PMU that the seed's table does not know */
+		for (size_t i = 0; i < c->nr_ev; i++) {
+			const struct ev *e = &c->ev[i];
+
+			if (e->bank == bank && !e->cycles && e->info < 0)
+				fprintf(f, "   %-34s %16s\n", e->name, fmt_count(b0, sizeof(b0), e));
+		}
+	}
+}
+
+static void print_metrics(struct ctx *c, const struct tp_metrics *m)
+{
+	FILE *f = c->out;
+	const char *section = NULL;
+	char num[48], val[64], in[512];
+
+	fprintf(f, "\n Derived metrics (bandwidth table: %s)\n",
+		c->plat ? c->plat->name : "unknown arch, use --arch");
+	for (int i = 0; i < TP_NR_METRICS; i++) {
+		const struct tp_metric_desc *d = &tp_metric_descs[i];
+
+		if (!section || strcmp(section, d->section)) {
+			section = d->section;
+			fprintf(f, "\n   %s\n", section);
+		}
+		tp_fmt_metric(num, sizeof(num), &m->m[i]);
+		snprintf(val, sizeof(val), "%s%s", num, m->m[i].valid && m->m[i].scaled ? "*" : "");
+		fprintf(f, "     %-28s %12s   %s  [%s]\n", d->label, val, d->formula,
+			fmt_inputs(in, sizeof(in), &m->m[i], ' '));
+	}
+	fprintf(f, "\n   Bound classification: %s\n     scores:", tp_bound_name(m->bound));
+	for (enum tp_bound b = TP_BOUND_MATH; b < TP_NR_BOUNDS; b++)
+		fprintf(f, "%s %s %s", b ? "," : "", tp_bound_name(b),
+			tp_fmt_metric(val, sizeof(val), &m->m[tp_bound_score(b)]));
+	fputc('\n', f);
+}
+
+static void csv_counter_fields(const struct ctx *c, const struct ev *e, char *cyc, size_t clen,
+			       char *cnt, size_t nlen, char *name, size_t namelen, int *thread)
+{
+	const struct ev *ce = e->bank < TENSIX_NR_BANKS ? cycles_ev(c, e->bank, e->mux) : NULL;
+
+	/* Scaled values are estimates: whole numbers, like the counts */
+	if (ce && ce->val.valid)
+		snprintf(cyc, clen, "%.0f", ce->val.v);
+	else
+		snprintf(cyc, clen, "n/a");
+	if (e->val.valid)
+		snprintf(cnt, nlen, "%.0f", e->val.v);
+	else
+		snprintf(cnt, nlen, "n/a");
+	if (e->info >= 0)
+		tp_upper(name, namelen, tp_events[e->info].name);
+	else
+		tp_upper(name, namelen, e->name);
+	*thread = e->info >= 0 ? tp_event_thread(e->info) : -1;
+}
+
+/* Counters in display order: the seed's table order, then unknown events */
+static void for_each_counter(struct ctx *c, void (*fn)(struct ctx *, const struct ev *, void *),
+			     void *arg)
+{
+	for (int i = 0; i < TP_NR_EV; i++) {
+		const struct ev *e = find_ev(c, i);
+
+		if (e)
+			fn(c, e, arg);
+	}
+	for (size_t i = 0; i < c->nr_ev; i++)
+		if (!c->ev[i].cycles && c->ev[i].info < 0)
+			fn(c, &c->ev[i], arg);
+}
+
+static void sep_counter(struct ctx *c, const struct ev *e, void *arg)
+{
+	const char *prefix = arg, *s = c->o.sep;
+	char cyc[64], cnt[64], name[TP_NAME_LEN + 16], mux[8] = "";
+	int thread;
+
+	csv_counter_fields(c, e, cyc, sizeof(cyc), cnt, sizeof(cnt), name, sizeof(name), &thread);
+	if (e->bank == TENSIX_BANK_L1)
+		snprintf(mux, sizeof(mux), "%u", e->mux);
+	fprintf(c->out, "%scounter%s%s%s%s%s%s%s%" PRIu64 "%s%s%s%s%s%s%s%.2f\n", prefix, s,
+		tp_thread_name(thread), s, bank_label(e->bank), s, name, s, e->sel, s, cyc, s,
+		cnt, s, mux, s, e->pct);
+}
+
+static void print_sep(struct ctx *c, const struct tp_metrics *m, const char *prefix)
+{
+	const char *s = c->o.sep;
+	char isep = strchr(s, ';') ? '|' : ';';
+	const char isepstr[2] = { isep, '\0' };
+	char val[64], in[512];
+
+	for_each_counter(c, sep_counter, (void *)prefix);
+	for (int i = 0; i < TP_NR_METRICS; i++)
+		fprintf(c->out, "%smetric%s%s%s%s%s%s\n", prefix, s, tp_metric_descs[i].name, s,
+			tp_fmt_metric(val, sizeof(val), &m->m[i]), s,
+			fmt_inputs(in, sizeof(in), &m->m[i], isep));
+	fprintf(c->out, "%smetric%sbound_classification%s%s%s", prefix, s, s,
+		tp_bound_name(m->bound), s);
+	for (enum tp_bound b = TP_BOUND_MATH; b < TP_NR_BOUNDS; b++)
+		fprintf(c->out, "%s%s=%s", b ? isepstr : "",
+			tp_metric_descs[tp_bound_score(b)].name,
+			tp_fmt_metric(val, sizeof(val), &m->m[tp_bound_score(b)]));
+	fputc('\n', c->out);
+}
+
+/* Print the current window (values already computed by window_values()). */
+static void report(struct ctx *c, double t, bool interval)
+{
+	struct tp_counts cnt;
+	struct tp_metrics m;
+	char prefix[64] = "";
+
+	fill_counts(c, &cnt);
+	tp_metrics_compute(&cnt, c->plat, &m);
+	if (c->o.sep) {
+		if (interval)
+			snprintf(prefix, sizeof(prefix), "%.3f%s", t, c->o.sep);
+		print_sep(c, &m, prefix);
+	} else {
+		if (interval)
+			fprintf(c->out, "\n#           time %.3f s\n", t);
+		print_table(c);
+		print_metrics(c, &m);
+		if (!interval)
+			fprintf(c->out, "\n %14.6f seconds time elapsed\n\n", t);
+	}
+	fflush(c->out);
+}
+
+struct csvf {
+	FILE *f;
+};
+
+static void csv_counter(struct ctx *c, const struct ev *e, void *arg)
+{
+	struct csvf *cf = arg;
+	char cyc[64], cnt[64], name[TP_NAME_LEN + 16], mux[8] = "";
+	int thread;
+
+	csv_counter_fields(c, e, cyc, sizeof(cyc), cnt, sizeof(cnt), name, sizeof(name), &thread);
+	if (e->bank == TENSIX_BANK_L1)
+		snprintf(mux, sizeof(mux), "%u", e->mux);
+	fprintf(cf->f, "%s,%s,%s,%" PRIu64 ",%s,%s,%s\n", tp_thread_name(thread),
+		bank_label(e->bank), name, e->sel, cyc, cnt, mux);
+}
+
+static int write_csv_files(struct ctx *c)
+{
+	struct tp_counts cnt;
+	struct tp_metrics m;
+	char val[64], in[512];
+	struct csvf cf;
+	int ret = 0;
+
+	if (c->o.csv_counters) {
+		cf.f = fopen(c->o.csv_counters, "we");
+		if (!cf.f) {
+			err("cannot write %s: %s", c->o.csv_counters, strerror(errno));
+			return -1;
+		}
+		fprintf(cf.f, "thread,bank,counter_name,counter_id,cycles,count,l1_mux\n");
+		for_each_counter(c, csv_counter, &cf);
+		if (fclose(cf.f)) {
+			err("writing %s: %s", c->o.csv_counters, strerror(errno));
+			ret = -1;
+		}
+	}
+	if (c->o.csv_metrics) {
+		FILE *f = fopen(c->o.csv_metrics, "we");
+
+		if (!f) {
+			err("cannot write %s: %s", c->o.csv_metrics, strerror(errno));
+			return -1;
+		}
+		fill_counts(c, &cnt);
+		tp_metrics_compute(&cnt, c->plat, &m);
+		fprintf(f, "name,value,inputs\n");
+		for (int i = 0; i < TP_NR_METRICS; i++)
+			fprintf(f, "%s,%s,%s\n", tp_metric_descs[i].name,
+				tp_fmt_metric(val, sizeof(val), &m.m[i]),
+				fmt_inputs(in, sizeof(in), &m.m[i], ';'));
+		fprintf(f, "bound_classification,%s,", tp_bound_name(m.bound));
+		for (enum tp_bound b = TP_BOUND_MATH; b < TP_NR_BOUNDS; b++)
+			fprintf(f, "%s%s=%s", b ? ";" : "", tp_metric_descs[tp_bound_score(b)].name,
+				tp_fmt_metric(val, sizeof(val), &m.m[tp_bound_score(b)]));
+		fputc('\n', f);
+		if (fclose(f)) {
+			err("writing %s: %s", c->o.csv_metrics, strerror(errno));
+			ret = -1;
+		}
+	}
+	return ret;
+}
+
+/* ---- running ---- */
+
+static void save_prev(struct ctx *c)
+{
+	for (size_t i = 0; i < c->nr_ev; i++)
+		memcpy(c->ev[i].prev, c->ev[i].cur, sizeof(c->ev[i].prev));
+}
+
+static void nop_handler(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Run the command (if any) with the counters enabled, print the intervals,
+ * and return its wait status (0 without a command) or -1.
+ */
+static int run(struct ctx *c, int *status)
+{
+	sigset_t mask, old;
+	struct sigaction sa;
+	int go[2] = { -1, -1 };
+	pid_t pid = -1;
+	double last = 0;
+	long ticks = 0;
+
+	*status = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = nop_handler;
+	sigaction(SIGCHLD, &sa, NULL);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+
+	if (c->o.argc > 0) {
+		if (pipe2(go, O_CLOEXEC)) {
+			err("pipe: %s", strerror(errno));
+			return -1;
+		}
+		fflush(NULL);
+		pid = fork();
+		if (pid < 0) {
+			err("fork: %s", strerror(errno));
+			close(go[0]);
+			close(go[1]);
+			return -1;
+		}
+		if (pid == 0) {
+			int rc;
+			char ch;
+
+			sigprocmask(SIG_SETMASK, &old, NULL);
+			signal(SIGCHLD, SIG_DFL);
+			close(go[1]);
+			/* Wait until the counters run; EOF means the parent gave up */
+			if (read(go[0], &ch, 1) != 1)
+				_exit(127);
+			execvp(c->o.argv[0], c->o.argv);
+			rc = errno == ENOENT ? 127 : 126;
+			fprintf(stderr, PROG ": cannot run '%s': %s\n", c->o.argv[0], strerror(errno));
+			_exit(rc);
+		}
+		close(go[0]);
+	}
+
+	clock_gettime(CLOCK_MONOTONIC, &c->t0);
+	if (enable_events(c, true)) {
+		if (pid > 0) {
+			close(go[1]);
+			waitpid(pid, NULL, 0);
+		}
+		return -1;
+	}
+	if (pid > 0) {
+		if (write(go[1], "x", 1) != 1)
+			err("cannot start the command: %s", strerror(errno));
+		close(go[1]);
+	}
+
+	for (;;) {
+		siginfo_t info;
+		int sig;
+
+		if (c->o.interval_ms) {
+			double next = (double)(ticks + 1) * (double)c->o.interval_ms / 1000.0;
+			double left = next - now_since(&c->t0);
+			struct timespec to = { 0, 0 };
+
+			if (left > 0) {
+				to.tv_sec = (time_t)left;
+				to.tv_nsec = (long)((left - (double)to.tv_sec) * 1e9);
+			}
+			sig = sigtimedwait(&mask, &info, &to);
+			if (sig < 0 && errno == EAGAIN) {
+				ticks++;
+				read_events(c);
+				window_values(c, true);
+				last = now_since(&c->t0);
+				report(c, last, true);
+				save_prev(c);
+				continue;
+			}
+		} else {
+			sig = sigwaitinfo(&mask, &info);
+		}
+		if (sig < 0)
+			continue;	/* EINTR */
+		if (sig == SIGCHLD) {
+			if (pid > 0 && waitpid(pid, status, WNOHANG) == pid)
+				break;
+			continue;
+		}
+		/* SIGINT/SIGTERM/SIGHUP: stop counting, or pass it to the command */
+		if (pid < 0)
+			break;
+		kill(pid, sig);
+	}
+
+	enable_events(c, false);
+	read_events(c);
+	if (c->o.interval_ms) {
+		double t = now_since(&c->t0);
+
+		/* The last, partial interval */
+		if (t - last >= 0.001) {
+			window_values(c, true);
+			report(c, t, true);
+		}
+	} else {
+		window_values(c, false);
+		report(c, now_since(&c->t0), false);
+	}
+	window_values(c, false);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return 0;
+}
+
+/* ---- commands ---- */
+
+static int setup_pmu(struct ctx *c)
+{
+	const char *root = tp_sysfs_root();
+	char name[TP_PMU_NAME_LEN], errbuf[512];
+
+	if (tp_pmu_pick(root, c->o.pmu, name, sizeof(name))) {
+		if (c->o.pmu)
+			err("PMU %s not found in %s (is tensix_pmu loaded?)", c->o.pmu, root);
+		else
+			err("no tensix PMU found (is tensix_pmu loaded?)");
+		return -1;
+	}
+	if (tp_pmu_load(&c->pmu, root, name, errbuf, sizeof(errbuf))) {
+		err("%s", errbuf);
+		return -1;
+	}
+	if (c->o.arch) {
+		c->plat = tp_platform_find(c->o.arch);
+	} else {
+		c->plat = tp_platform_find(c->pmu.identifier);
+		if (!c->plat)
+			err("warning: unknown identifier \"%s\" of %s: bytes/cycle are n/a "
+			    "(use --arch)", c->pmu.identifier, c->pmu.name);
+	}
+	if (c->o.core >= 0 && c->pmu.nr_cores > 0 && c->o.core >= c->pmu.nr_cores) {
+		err("core %ld out of range (%s has %d cores)", c->o.core, c->pmu.name,
+		    c->pmu.nr_cores);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_list(struct ctx *c)
+{
+	if (setup_pmu(c) || build_events(c))
+		return EXIT_SETUP;
+	printf("%s: type %u, cpu %d, identifier %s, cores %d\n", c->pmu.name, c->pmu.type,
+	       c->pmu.cpu, c->pmu.identifier[0] ? c->pmu.identifier : "?", c->pmu.nr_cores);
+	for (size_t i = 0; i < c->nr_ev; i++) {
+		const struct ev *e = &c->ev[i];
+
+		printf("  %-28s %-13s %-34s config=0x%08" PRIx64 " config1=0x%" PRIx64 "%s\n",
+		       e->name, bank_label(e->bank), e->terms, e->cfg[0], e->cfg[1],
+		       e->leader ? (e->pinned ? " pinned" : " group") : "");
+	}
+	return 0;
+}
+
+enum {
+	OPT_PMU = 256,
+	OPT_CORE,
+	OPT_ARCH,
+	OPT_L1MUX,
+	OPT_CSV_COUNTERS,
+	OPT_CSV_METRICS,
+};
+
+static const struct option long_opts[] = {
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "pmu", required_argument, NULL, OPT_PMU },
+	{ "core", required_argument, NULL, OPT_CORE },
+	{ "arch", required_argument, NULL, OPT_ARCH },
+	{ "l1mux", required_argument, NULL, OPT_L1MUX },
+	{ "interval-print", required_argument, NULL, 'I' },
+	{ "field-separator", required_argument, NULL, 'x' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "csv-counters", required_argument, NULL, OPT_CSV_COUNTERS },
+	{ "csv-metrics", required_argument, NULL, OPT_CSV_METRICS },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Returns 0, 1 for --help, or -1 on a usage error */
+static int parse_opts(struct opts *o, int argc, char **argv)
+{
+	int opt;
+
+	o->core = -1;
+	o->l1mux = -1;
+	optind = 1;
+	/* '+': stop at the command, so that its own options stay its own */
+	while ((opt = getopt_long(argc, argv, "+aI:x:o:h", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'a':
+			o->all = true;
+			break;
+		case OPT_PMU:
+			o->pmu = optarg;
+			break;
+		case OPT_CORE:
+			if (!parse_long(optarg, 0, 0xffff, &o->core)) {
+				err("--core: bad core number '%s'", optarg);
+				return -1;
+			}
+			break;
+		case OPT_ARCH:
+			if (!tp_platform_find(optarg)) {
+				err("--arch: unknown architecture '%s' (wormhole, blackhole, quasar)",
+				    optarg);
+				return -1;
+			}
+			o->arch = optarg;
+			break;
+		case OPT_L1MUX:
+			if (!parse_long(optarg, 0, TP_MAX_MUX - 1, &o->l1mux)) {
+				err("--l1mux: bad mux value '%s' (0..%d)", optarg, TP_MAX_MUX - 1);
+				return -1;
+			}
+			break;
+		case 'I':
+			if (!parse_long(optarg, MIN_INTERVAL_MS, LONG_MAX / 2, &o->interval_ms)) {
+				err("-I: interval must be a number of milliseconds >= %d",
+				    MIN_INTERVAL_MS);
+				return -1;
+			}
+			break;
+		case 'x':
+			if (!*optarg) {
+				err("-x: empty separator");
+				return -1;
+			}
+			o->sep = optarg;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case OPT_CSV_COUNTERS:
+			o->csv_counters = optarg;
+			break;
+		case OPT_CSV_METRICS:
+			o->csv_metrics = optarg;
+			break;
+		case 'h':
+			return 1;
+		default:
+			return -1;
+		}
+	}
+	o->argc = argc - optind;
+	o->argv = argv + optind;
+	return 0;
+}
+
+static int cmd_stat(struct ctx *c)
+{
+	int status = 0, ret;
+
+	if (!c->o.argc && !c->o.all) {
+		err("stat: no command given (use -a to count until interrupted)");
+		usage(stderr);
+		return EXIT_SETUP;
+	}
+	if (setup_pmu(c) || build_events(c) || open_events(c))
+		return EXIT_SETUP;
+
+	c->out = stderr;
+	if (c->o.output) {
+		c->out = fopen(c->o.output, "we");
+		if (!c->out) {
+			err("cannot write %s: %s", c->o.output, strerror(errno));
+			return EXIT_SETUP;
+		}
+	}
+	print_header(c);
+
+	ret = run(c, &status);
+	close_events(c);
+	if (ret)
+		ret = EXIT_SETUP;
+	else if (write_csv_files(c))
+		ret = 1;
+	if (c->out != stderr && fclose(c->out)) {
+		err("writing %s: %s", c->o.output, strerror(errno));
+		ret = ret ? ret : 1;
+	}
+	if (ret)
+		return ret;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ctx c;
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_SETUP;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "stat") && strcmp(argv[1], "list")) {
+		err("unknown command '%s' (stat, list)", argv[1]);
+		usage(stderr);
+		return EXIT_SETUP;
+	}
+	ret = parse_opts(&c.o, argc - 1, argv + 1);
+	if (ret) {
+		if (ret > 0) {
+			usage(stdout);
+			return 0;
+		}
+		fprintf(stderr, "Try '" PROG " --help'.\n");
+		return EXIT_SETUP;
+	}
+	ret = !strcmp(argv[1], "list") ? cmd_list(&c) : cmd_stat(&c);
+	close_events(&c);
+	free(c.ev);
+	tp_pmu_free(&c.pmu);
+	return ret;
+}

@@ -1,0 +1,119 @@
+#!/bin/bash
+# deps.sh - `make deps`: install what socpmu needs on Debian 12 and fill the
+# cache (CACHE, default /var/cache/socpmu):
+#   linux-image-$KVER/  Debian's linux-image-$KVER-unsigned package, extracted
+#                       (run-vm.sh boots its boot/vmlinuz-$KVER; the package
+#                       itself is never installed on the host)
+#   kselftest/          kselftest_harness.h and kselftest.h (the only header
+#                       the harness includes from the selftests directory)
+#   checkpatch/         checkpatch.pl with spelling.txt and const_structs.checkpatch
+#                       (it looks for them next to itself)
+# The last two come from /usr/src/linux-source-6.12.tar.xz; they are extracted
+# again only when the linux-source-6.12 package version changes.
+#
+# KVER is the newest linux-headers-6.12.N+deb12-amd64 in the apt lists. apt-get
+# update runs only if the lists are missing, the look-up finds nothing, or
+# something has to be downloaded and the lists are more than a day old. With
+# everything present the script only looks and prints one line.
+set -euo pipefail
+
+CACHE=${CACHE:-/var/cache/socpmu}
+SERIES=6.12
+SRC_TARBALL=/usr/src/linux-source-$SERIES.tar.xz
+SRC_FILES=(tools/testing/selftests/kselftest_harness.h
+	tools/testing/selftests/kselftest.h
+	scripts/checkpatch.pl
+	scripts/spelling.txt
+	scripts/const_structs.checkpatch)
+export DEBIAN_FRONTEND=noninteractive
+
+say() { printf 'deps: %s\n' "$*"; }
+die() { printf 'deps: error: %s\n' "$*" >&2; exit 1; }
+need_root() { ((EUID == 0)) || die "$1 needs root: run 'make deps' as root"; }
+
+# Temporary directories inside the cache, removed on exit.
+tmpdirs=()
+trap 'rm -rf "${tmpdirs[@]}"' EXIT
+cache_tmpdir() {
+	mkdir -p "$CACHE" || die "cannot create $CACHE (set CACHE=... to use another place)"
+	tmpdirs+=("$(mktemp -d "$CACHE/.tmp.XXXXXX")")
+}
+
+lists_present() { compgen -G '/var/lib/apt/lists/*_Packages*' >/dev/null; }
+# apt-get update leaves unchanged lists alone but always touches lists/partial.
+lists_stale() {
+	[[ -z $(find /var/lib/apt/lists/partial -maxdepth 0 -mtime -1 2>/dev/null) ]]
+}
+updated=
+apt_update() {
+	[[ -z $updated ]] || return 0
+	need_root "apt-get update"
+	say "apt-get update"
+	apt-get update -qq
+	updated=1
+}
+
+installed() { [[ $(dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null) == ii* ]]; }
+
+# resolve: set kver (newest headers ABI in the lists), missing (packages not
+# installed) and need_image; fails if the lists know no 6.12 headers.
+resolve() {
+	kver=$(apt-cache pkgnames "linux-headers-$SERIES." |
+		sed -n "s/^linux-headers-\(${SERIES//./\\.}\.[0-9]*+deb12-amd64\)\$/\1/p" |
+		sort -V | tail -n 1)
+	[[ -n $kver ]] || return 1
+	local p
+	missing=()
+	for p in "linux-headers-$kver" qemu-system-x86 busybox-static linux-perf libpfm4-dev \
+		sparse "linux-source-$SERIES" gcc libc6-dev make xz-utils cpio kmod; do
+		installed "$p" || missing+=("$p")
+	done
+	[[ -f $CACHE/linux-image-$kver/boot/vmlinuz-$kver ]] && need_image= || need_image=1
+}
+
+fetch_image() {
+	local dir=$CACHE/linux-image-$kver
+	say "downloading linux-image-$kver-unsigned into $dir"
+	cache_tmpdir
+	local tmp=${tmpdirs[-1]}
+	chmod 0777 "$tmp" # apt-get download writes as user _apt
+	(cd "$tmp" && apt-get download -q "linux-image-$kver-unsigned")
+	dpkg-deb -x "$tmp"/linux-image-*.deb "$tmp/root"
+	rm -rf "$dir"
+	mv "$tmp/root" "$dir"
+}
+
+extract_source_files() {
+	local stamp=$CACHE/linux-source.version version
+	version=$(dpkg-query -W -f='${Version}' "linux-source-$SERIES")
+	[[ -f $stamp && $(<"$stamp") == "$version" ]] && return 0
+	say "extracting kselftest headers and checkpatch from $SRC_TARBALL"
+	cache_tmpdir
+	local tmp=${tmpdirs[-1]}
+	tar -xJf "$SRC_TARBALL" -C "$tmp" --strip-components=1 \
+		"${SRC_FILES[@]/#/linux-source-$SERIES/}"
+	rm -rf "$CACHE/kselftest" "$CACHE/checkpatch"
+	mkdir -p "$CACHE/kselftest" "$CACHE/checkpatch"
+	mv "$tmp"/tools/testing/selftests/*.h "$CACHE/kselftest/"
+	mv "$tmp"/scripts/* "$CACHE/checkpatch/"
+	echo "$version" >"$stamp"
+}
+
+lists_present || apt_update
+resolve || { apt_update && resolve; } ||
+	die "no linux-headers-$SERIES.*+deb12-amd64 in the apt lists (is bookworm-security configured?)"
+if ((${#missing[@]})) || [[ -n $need_image ]]; then
+	# About to download: refresh old lists first, which may also bring a newer kernel.
+	if [[ -z $updated ]] && lists_stale; then
+		apt_update
+		resolve || die "no linux-headers-$SERIES.*+deb12-amd64 in the apt lists"
+	fi
+fi
+if ((${#missing[@]})); then
+	need_root "installing ${missing[*]}"
+	say "installing ${missing[*]}"
+	apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+[[ -z $need_image ]] || fetch_image
+extract_source_files
+say "ready: kernel $kver, cache $CACHE"

@@ -1,0 +1,20 @@
+#!/bin/sh
+# /init of the socpmu test VM (busybox sh, built by run-vm.sh): mount the
+# pseudo file systems, run /etc/socpmu/cmd, print the exit marker that
+# run-vm.sh waits for, power off.
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t debugfs debugfs /sys/kernel/debug
+exec </dev/null >/dev/console 2>&1
+
+export PATH=/usr/bin:/usr/sbin:/bin:/sbin
+export HOME=/root TERM=dumb PAGER=cat
+hostname socpmu-vm
+
+sh /etc/socpmu/cmd
+status=$?
+
+# Leading newline: the marker must start a line even if the command's output did not end one.
+printf '\nSOCPMU-VM-EXIT %s status=%d\n' "$(cat /etc/socpmu/token)" "$status"
+poweroff -f

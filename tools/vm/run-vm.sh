@@ -1,0 +1,209 @@
+#!/bin/bash
+# run-vm.sh - run one command in a throw-away VM and pass its exit status on.
+#
+# Usage: tools/vm/run-vm.sh [--timeout S] [--append ARGS] -- CMD [ARG...]
+#   --timeout S    give up after S seconds (default 300)
+#   --append ARGS  more kernel command line, e.g. loglevel=8 to see every
+#                  kernel message (the default shows warnings and worse)
+#
+# The VM: the Debian kernel that `make deps` extracted into $CACHE, booted by
+# qemu-system-x86_64 (TCG, 2 CPUs, 1 GiB, serial console) from a busybox
+# initramfs built afresh each time in .build/vm/root with
+#   /lib/modules/$KVER/extra  the *.ko at the top of the tree + depmod, so
+#                             `modprobe socpmu_sim` pulls in socpmu_core
+#   /usr/bin/perf             the real perf binary of the host
+#   /selftests                run_all.sh, .build/selftests/* and selftests/*/*.sh
+#   /usr                      .build/tools-root/usr (the tools, `make tools`)
+#   /demo.sh                  tools/vm/demo.sh
+# and, at their host paths, the shared libraries of every dynamic program.
+# CMD runs as root in / with stdin from /dev/null; words are passed as
+# they are (use `sh -c '...'` for shell syntax). debugfs is mounted.
+#
+# The console is shown and kept in .build/vm/console.log. Exit status: CMD's;
+# 124 if the guest printed no exit marker (timeout, panic); 125 if the kernel
+# logged a problem (see KERNEL_PROBLEM) or the VM could not be set up.
+#
+# Environment: KVER (default: tools/vm/kver.sh), CACHE (default /var/cache/socpmu).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/../.." && pwd)
+CACHE=${CACHE:-/var/cache/socpmu}
+KVER=${KVER:-$("$here/kver.sh")}
+PATH=$PATH:/usr/sbin:/sbin # depmod
+
+vmdir=$top/.build/vm
+stage=$vmdir/root
+initrd=$vmdir/initramfs.cpio
+log=$vmdir/console.log
+image=$CACHE/linux-image-$KVER
+vmlinuz=$image/boot/vmlinuz-$KVER
+busybox=/bin/busybox
+
+# Kernel log lines that make a run untrustworthy. Only lines with a printk
+# time stamp count, so a program that prints "WARNING:" does not trip it.
+KERNEL_PROBLEM='\[ *[0-9]+\.[0-9]+\] .*(BUG:|WARNING:|Oops|Call Trace|hung_task|blocked for more than|Kernel panic|general protection fault|UBSAN:)'
+# Seconds the guest may go on after the first such line.
+GRACE=60
+
+# Console: ttyS0. loglevel=5 keeps boot chatter off the console but still
+# shows warnings, oopses and hung tasks. panic=-1 + -no-reboot: a panic ends
+# qemu at once. Hung tasks are reported after 30 s instead of 120 s.
+CMDLINE="console=ttyS0 panic=-1 printk.time=1 loglevel=5 sysctl.kernel.hung_task_timeout_secs=30"
+
+usage() {
+	sed -n '3,8s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	exit 125
+}
+fail() {
+	printf '\n%s\nrun-vm: FAILED: %s\n%s\n' "==========" "$*" "==========" >&2
+}
+die() { fail "$@"; exit 125; }
+
+timeout_s=300
+append=
+while (($#)); do
+	case $1 in
+	--timeout) timeout_s=${2:?}; shift 2 ;;
+	--append) append=${2:?}; shift 2 ;;
+	--) shift; break ;;
+	*) usage ;;
+	esac
+done
+(($#)) || usage
+
+[[ -n $KVER ]] || die "no /usr/src/linux-headers-6.12.*-amd64: run 'make deps'"
+[[ -f $vmlinuz ]] || die "$vmlinuz is missing: run 'make deps'"
+[[ -x $busybox ]] || die "$busybox is missing: run 'make deps'"
+
+is_elf() { [[ $(head -c 4 "$1") == $'\x7fELF' ]]; }
+
+# Debian's linux-perf ships perf as /usr/bin/perf (bookworm) or as
+# /usr/bin/perf_X.Y behind a /usr/bin/perf wrapper script: take the newest
+# perf_X.Y binary, else /usr/bin/perf if that is the binary.
+find_perf() {
+	local p
+	for p in $(compgen -G '/usr/bin/perf_[0-9]*' | sort -rV) /usr/bin/perf; do
+		is_elf "$p" && { echo "$p"; return; }
+	done
+	return 1
+}
+
+# Copy the libraries (and the dynamic loader) of program $1 to their host paths.
+copy_libs() {
+	local out lib
+	out=$(ldd "$1" 2>/dev/null) || return 0 # static
+	if grep -q 'not found' <<<"$out"; then
+		die "$1 needs libraries that are not installed: $(grep 'not found' <<<"$out" | tr -s ' \t\n' ' ')"
+	fi
+	grep -o '/[^ ]*' <<<"$out" | while read -r lib; do
+		[[ -e $stage$lib ]] || install -D -m 0755 "$lib" "$stage$lib"
+	done
+}
+
+# Single-quote every word of the command for the guest's sh.
+quote_words() {
+	local w out=()
+	for w; do out+=("'${w//\'/\'\\\'\'}'"); done
+	printf '%s\n' "${out[*]}"
+}
+
+build_initramfs() {
+	local f applet perf moddir=$stage/lib/modules/$KVER
+
+	perf=$(find_perf) || die "no perf binary in /usr/bin: run 'make deps'"
+	rm -rf "$stage"
+	mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,etc/socpmu,selftests} \
+		"$moddir/extra"
+	install -m 0755 "$busybox" "$stage/bin/busybox"
+	for applet in $("$busybox" --list-full); do
+		[[ -e $stage/$applet ]] || ln -s /bin/busybox "$stage/$applet"
+	done
+	install -m 0755 "$here/init.sh" "$stage/init"
+	install -m 0755 "$here/demo.sh" "$stage/demo.sh"
+	echo "$token" >"$stage/etc/socpmu/token"
+	quote_words "$@" >"$stage/etc/socpmu/cmd"
+
+	# Our modules, plus the kernel's lists of built-in modules so that depmod
+	# and modprobe know about them (no other kernel module is needed).
+	compgen -G "$top/*.ko" >/dev/null ||
+		echo "run-vm: note: no .ko files at the top of the tree (make modules)" >&2
+	for f in "$top"/*.ko; do install -m 0644 "$f" "$moddir/extra/"; done
+	cp "$image/lib/modules/$KVER"/modules.{builtin,builtin.modinfo,order} "$moddir/"
+	depmod -b "$stage" "$KVER"
+
+	install -m 0755 "$perf" "$stage/usr/bin/perf"
+	install -m 0755 "$top/selftests/run_all.sh" "$stage/selftests/"
+	for f in "$top"/.build/selftests/*/* "$top"/selftests/*/*.sh; do
+		[[ -f $f && ($f == *.sh || -x $f) ]] || continue # skips the .d files
+		install -D -m 0755 "$f" "$stage/selftests/$(basename "$(dirname "$f")")/${f##*/}"
+	done
+	if [[ -d $top/.build/tools-root ]]; then
+		cp -a "$top/.build/tools-root/." "$stage/"
+	fi
+
+	while IFS= read -r -d '' f; do
+		if is_elf "$f"; then copy_libs "$f"; fi
+	done < <(find "$stage" -type f -perm -u+x -print0)
+
+	(cd "$stage" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc -R 0:0 --quiet) >"$initrd"
+}
+
+mkdir -p "$vmdir"
+shopt -s nullglob
+token=$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
+t0=$EPOCHREALTIME
+build_initramfs "$@"
+t1=$EPOCHREALTIME
+
+# qemu writes the console to $log and tail shows it as it grows. The loop
+# stops the VM at the time limit, or GRACE seconds after the kernel first
+# reported a problem: a soft lockup or a hung task would otherwise hold it
+# until the time limit, while the grace lets a run with a mere warning finish.
+qemu-system-x86_64 -M q35 -accel tcg -bios qboot.rom -vga none -nic none \
+	-smp 2 -m 1G -nographic -no-reboot \
+	-kernel "$vmlinuz" -initrd "$initrd" -append "$CMDLINE $append" \
+	</dev/null >"$log" 2>&1 &
+qemu_pid=$!
+tail -s 0.2 -n +1 -f --pid="$qemu_pid" "$log" &
+tail_pid=$!
+trap 'kill "$qemu_pid" "$tail_pid" 2>/dev/null || true' EXIT
+
+end=$((SECONDS + timeout_s)) grace_end='' stopped=''
+while kill -0 "$qemu_pid" 2>/dev/null; do
+	if ((SECONDS >= end)); then
+		stopped="timed out after $timeout_s s"
+	elif [[ -z $grace_end ]] && grep -qE "$KERNEL_PROBLEM" "$log"; then
+		grace_end=$((SECONDS + GRACE))
+	elif [[ -n $grace_end ]] && ((SECONDS >= grace_end)); then
+		stopped="stopped $GRACE s after the kernel reported a problem"
+	fi
+	if [[ -n $stopped ]]; then
+		kill "$qemu_pid"
+		break
+	fi
+	sleep 0.2
+done
+qemu_rc=0
+wait "$qemu_pid" || qemu_rc=$?
+wait "$tail_pid" || true
+t2=$EPOCHREALTIME
+
+console=$(tr -d '\r' <"$log")
+times=$(awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN { printf "initramfs %.1f s, VM %.1f s", b - a, c - b }')
+problems=$(grep -E "$KERNEL_PROBLEM" <<<"$console" | head -n 20) || true
+marker=$(grep -E "^SOCPMU-VM-EXIT $token status=[0-9]+\$" <<<"$console") || true
+
+if [[ -n $problems ]]; then
+	printf '%s\n' "$problems" >&2
+	what="the kernel reported a problem (lines above)"
+	[[ -n $marker ]] || what+=" and the command did not finish${stopped:+ ($stopped)}"
+	die "$what; console in $log"
+fi
+if [[ -z $marker ]]; then
+	fail "no exit marker: ${stopped:-the VM stopped (qemu status $qemu_rc)} before the command finished; console in $log"
+	exit 124
+fi
+status=${marker##*status=}
+echo "run-vm: '$*' exited with status $status ($times)" >&2
+exit "$status"
