@@ -10,6 +10,7 @@
 #   make sparse       sparse (C=2) over every module source; fails on any
 #                     sparse warning in our files
 #   make run          deps + all, then the demo (tools/vm/demo.sh) in the VM
+#   make bench        deps + all, then every selftests/*/*_bench program in the VM
 #   make check        deps + all + sparse, host tests, then the
 #                     selftests in the VM; the last line is "N passed, N failed[, N skipped]"
 #   make clean
@@ -40,7 +41,7 @@ export CACHE
 
 need-kdir = $(if $(wildcard $(KDIR)/Makefile),,$(error no kernel headers in '$(KDIR)': run 'make deps' as root))
 
-.PHONY: all deps modules tools selftests sparse run check clean
+.PHONY: all deps modules tools selftests sparse run bench check clean
 
 all: modules tools selftests
 
@@ -76,6 +77,12 @@ sparse:
 run: deps
 	@$(MAKE) --no-print-directory all
 	KVER=$(KVER) tools/vm/run-vm.sh --timeout $(VM_TIMEOUT) -- /demo.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	KVER=$(KVER) tools/vm/run-vm.sh --timeout $(VM_TIMEOUT) -- sh -c \
+		'for m in /lib/modules/$$(uname -r)/extra/*.ko; do modprobe $$(basename $$m .ko); done; \
+		 for b in /selftests/*/*_bench; do echo "### $$b"; $$b || exit 1; done'
 
 check: deps
 	@$(MAKE) --no-print-directory all sparse

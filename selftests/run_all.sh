@@ -6,7 +6,8 @@
 #   -m  first modprobe every module in /lib/modules/$(uname -r)/extra (the
 #       socpmu modules in the VM); a module that fails to load counts as 1 failed
 #
-# A test is an executable file or a *.sh script in DIR/<group>/. It must print
+# A test is an executable file or a *.sh script in DIR/<group>/; programs
+# named *_bench are benchmarks, not tests, and are left to `make bench`. It must print
 # kselftest "# Totals: pass:N fail:N xfail:N xpass:N skip:N error:N" lines
 # (the kselftest harness prints one; all of them are added up). xfail counts
 # as passed, xpass and error as failed. A test that prints no Totals line
@@ -44,6 +45,8 @@ trap 'rm -f "$out"' EXIT
 for t in "$dir"/*/*; do
 	if [ ! -f "$t" ]; then
 		continue
+	elif [ "${t%_bench}" != "$t" ]; then
+		continue	# benchmarks print figures, `make bench` runs them
 	elif [ "${t%.sh}" != "$t" ]; then
 		set -- sh "$t"
 	elif [ -x "$t" ]; then

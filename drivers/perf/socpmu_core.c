@@ -524,6 +524,16 @@ EXPORT_SYMBOL_GPL(socpmu_register);
 
 static void socpmu_free(struct socpmu *sp)
 {
+	int cpu;
+
+	/*
+	 * perf_pmu_unregister() (6.12) frees the per-CPU PMU contexts without
+	 * stopping their multiplexing hrtimers. One still queued after the last
+	 * rotation would fire in freed memory. No event is left, so nothing can
+	 * arm them again: stop them first.
+	 */
+	for_each_possible_cpu(cpu)
+		hrtimer_cancel(&per_cpu_ptr(sp->pmu.cpu_pmu_context, cpu)->hrtimer);
 	perf_pmu_unregister(&sp->pmu);
 	ida_free(sp->ida, sp->id);
 	kfree(sp);
