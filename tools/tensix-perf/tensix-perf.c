@@ -334,12 +334,10 @@ static int build_events(struct ctx *c)
 			if (!e)
 				goto nomem;
 			ev_from_alias(e, l1_cycles);
-			/* Latch the cycles event to this group's mux (a later term wins) */
-			if (e->mux != m && tp_pmu_has_format(&c->pmu, "l1mux")) {
-				size_t len = strlen(e->terms);
-
-				snprintf(e->terms + len, sizeof(e->terms) - len, ",l1mux=%u", m);
-			}
+			/*
+			 * l1_cycles does not go through the mux: as the group's
+			 * leader it starts the L1 bank with its siblings' mux.
+			 */
 			e->mux = m;
 			e->leader = true;
 			leader = (int)(c->nr_ev - 1);
