@@ -26,6 +26,9 @@ step "perf stat -a -e <4 tensix events> sleep 1"
 perf stat -a -e tensix_0/fpu_instruction/,tensix_0/fpu_cycles/,tensix_0/unpack0_busy_thread0/,tensix_0/packer_busy/ \
 	sleep 1 || die "perf stat"
 
+step "tensix-perf stat -a sleep 1 (every counter, derived metrics, bound classification)"
+tensix-perf stat -a sleep 1 || die "tensix-perf"
+
 step "sysfs: $pmu"
 cd "$pmu" || die "no $pmu"
 for f in identifier cpumask poll_interval_us; do
@@ -37,3 +40,4 @@ echo "events/: $# files, for example:"
 grep . events/* | head -n 8
 echo "/sys/devices/socpmu_sim/devices:"
 cat /sys/devices/socpmu_sim/devices
+
