@@ -5,11 +5,8 @@
  * "n/a" handling (never inf/nan), and the sysfs format/alias encoding.
  *
  * Output is kselftest TAP and ends with the "# Totals:" line.
- * Build and run: make -C selftests/tensix_perf run_host (or valgrind).
- *
- * The tool's sources are compiled into this one file, so that it also
- * builds with the generic selftests rule (one program per .c file, only
- * -I include) and runs anywhere, the VM included.
+ * Build and run: make -C tools/tensix-perf check (or valgrind); `make check`
+ * runs it on the host.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* nftw(), mkdtemp(); the generic selftests rule has no -D */
@@ -24,8 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../tools/tensix-perf/metrics.c"
-#include "../../tools/tensix-perf/pmu.c"
+#include "metrics.h"
+#include "pmu.h"
 
 /* ---- a minimal TAP harness ---- */
 
