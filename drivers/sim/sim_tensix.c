@@ -157,7 +157,7 @@ struct tensix_sim_core {
  * @core: per-core state
  */
 struct tensix_sim {
-	spinlock_t lock;	/* protects the whole model */
+	raw_spinlock_t lock;	/* protects the whole model; taken under perf locks */
 	unsigned int mux_mask;
 	unsigned int nsignals;
 	u64 clock_hz;
@@ -309,7 +309,7 @@ static int tensix_sim_reg_read(void *model, unsigned int reg, unsigned int *val)
 	core = &ts->core[c];
 	bank = core->bank;
 
-	spin_lock_irqsave(&ts->lock, flags);
+	raw_spin_lock_irqsave(&ts->lock, flags);
 	tensix_sim_sync(ts);
 	switch (tensix_sim_decode(reg % TENSIX_SIM_CORE_STRIDE, &b, &i)) {
 	case TS_CTRL:
@@ -329,7 +329,7 @@ static int tensix_sim_reg_read(void *model, unsigned int reg, unsigned int *val)
 		*val = core->mux_ctrl;
 		break;
 	}
-	spin_unlock_irqrestore(&ts->lock, flags);
+	raw_spin_unlock_irqrestore(&ts->lock, flags);
 	return 0;
 }
 
@@ -347,7 +347,7 @@ static int tensix_sim_reg_write(void *model, unsigned int reg, unsigned int val)
 	core = &ts->core[c];
 	bank = core->bank;
 
-	spin_lock_irqsave(&ts->lock, flags);
+	raw_spin_lock_irqsave(&ts->lock, flags);
 	tensix_sim_sync(ts);
 	switch (tensix_sim_decode(reg % TENSIX_SIM_CORE_STRIDE, &b, &i)) {
 	case TS_CTRL:
@@ -366,7 +366,7 @@ static int tensix_sim_reg_write(void *model, unsigned int reg, unsigned int val)
 		core->mux_ctrl = val;
 		break;
 	}			/* OUT_L/OUT_H are read-only, unmapped offsets ignored */
-	spin_unlock_irqrestore(&ts->lock, flags);
+	raw_spin_unlock_irqrestore(&ts->lock, flags);
 	return 0;
 }
 
@@ -419,12 +419,12 @@ static ssize_t tensix_sim_inject_write(struct file *file, const char __user *ubu
 	    tensix_sim_parse_u64("n", w[3], &n))
 		return -EINVAL;
 
-	spin_lock_irqsave(&ts->lock, flags);
+	raw_spin_lock_irqsave(&ts->lock, flags);
 	tensix_sim_sync(ts);
 	for (c = first; c < end; c++)
 		if (ts->core[c].bank[b].running)
 			tensix_sim_count(&ts->core[c].bank[b], b, id, n);
-	spin_unlock_irqrestore(&ts->lock, flags);
+	raw_spin_unlock_irqrestore(&ts->lock, flags);
 	return count;
 }
 
@@ -445,12 +445,12 @@ static ssize_t tensix_sim_advance_write(struct file *file, const char __user *ub
 	    tensix_sim_parse_u64("cycles", w[1], &n))
 		return -EINVAL;
 
-	spin_lock_irqsave(&ts->lock, flags);
+	raw_spin_lock_irqsave(&ts->lock, flags);
 	tensix_sim_sync(ts);
 	for (c = first; c < end; c++)
 		for (b = 0; b < TENSIX_NR_BANKS; b++)
 			tensix_sim_advance(&ts->core[c].bank[b], n);
-	spin_unlock_irqrestore(&ts->lock, flags);
+	raw_spin_unlock_irqrestore(&ts->lock, flags);
 	return count;
 }
 
@@ -496,7 +496,7 @@ static ssize_t tensix_sim_workload_write(struct file *file, const char __user *u
 	if (tensix_sim_parse_workload(cmd, &on, duty))
 		return -EINVAL;
 
-	spin_lock_irqsave(&ts->lock, flags);
+	raw_spin_lock_irqsave(&ts->lock, flags);
 	tensix_sim_sync(ts);
 	ts->wl_on = on;
 	if (on) {
@@ -507,7 +507,7 @@ static ssize_t tensix_sim_workload_write(struct file *file, const char __user *u
 		ts->wl_start_ns = ktime_get_ns();
 		ts->wl_cycles = 0;
 	}
-	spin_unlock_irqrestore(&ts->lock, flags);
+	raw_spin_unlock_irqrestore(&ts->lock, flags);
 	return count;
 }
 
@@ -521,10 +521,10 @@ static ssize_t tensix_sim_workload_read(struct file *file, char __user *ubuf,
 	bool on;
 	int len;
 
-	spin_lock_irqsave(&ts->lock, flags);
+	raw_spin_lock_irqsave(&ts->lock, flags);
 	on = ts->wl_on;
 	memcpy(duty, ts->wl_duty, sizeof(duty));
-	spin_unlock_irqrestore(&ts->lock, flags);
+	raw_spin_unlock_irqrestore(&ts->lock, flags);
 
 	if (on)
 		len = scnprintf(buf, sizeof(buf), "matmul fpu=%u unpack=%u pack=%u\n",
@@ -607,7 +607,7 @@ static void *tensix_sim_create(struct socpmu_sim_dev *sdev)
 	ts = kvzalloc(struct_size(ts, core, cfg->cores), GFP_KERNEL);
 	if (!ts)
 		return ERR_PTR(-ENOMEM);
-	spin_lock_init(&ts->lock);
+	raw_spin_lock_init(&ts->lock);
 	ts->ncores = cfg->cores;
 	ts->mux_mask = BIT(tensix_sim_mux_bits[cfg->arch]) - 1;
 	ts->nsignals = (ts->mux_mask + 1) * TENSIX_L1_IDS_PER_MUX;
