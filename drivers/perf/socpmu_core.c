@@ -24,7 +24,6 @@
 #include <linux/mutex.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
-#include <linux/percpu.h>
 #include <linux/property.h>
 
 #include <socpmu/core.h>
@@ -134,18 +133,43 @@ static void socpmu_update_active(struct socpmu *sp)
 			socpmu_event_update(sp, se->event);
 }
 
+/*
+ * The poll must not tear a group: perf reads a group's members and adds
+ * their counts up under the events' context lock, so the poll takes that
+ * lock too (perf's order: ctx->lock, then ours) and reads every event from
+ * one snapshot where the driver has them.
+ */
 static enum hrtimer_restart socpmu_poll(struct hrtimer *timer)
 {
 	struct socpmu *sp = container_of(timer, struct socpmu, timer);
+	struct perf_event_context *ctx = NULL;
+	struct socpmu_event *se;
 	unsigned long flags;
+	bool alive;
 
 	raw_spin_lock_irqsave(&sp->lock, flags);
-	if (sp->dead) {
-		raw_spin_unlock_irqrestore(&sp->lock, flags);
-		return HRTIMER_NORESTART;
-	}
-	socpmu_update_active(sp);
+	se = list_first_entry_or_null(&sp->active, struct socpmu_event, node);
+	if (se)
+		ctx = se->event->ctx;	/* a CPU context: never freed */
 	raw_spin_unlock_irqrestore(&sp->lock, flags);
+	/* Nothing to poll: the next first add starts the timer again */
+	if (!ctx)
+		return HRTIMER_NORESTART;
+
+	raw_spin_lock_irqsave(&ctx->lock, flags);
+	raw_spin_lock(&sp->lock);
+	alive = !sp->dead;
+	if (alive) {
+		if (sp->ops->read_begin && !sp->txn_read)
+			sp->ops->read_begin(sp);
+		socpmu_update_active(sp);
+		if (sp->ops->read_end && !sp->txn_read)
+			sp->ops->read_end(sp);
+	}
+	raw_spin_unlock(&sp->lock);
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
+	if (!alive)
+		return HRTIMER_NORESTART;
 
 	hrtimer_forward_now(timer, ns_to_ktime(READ_ONCE(sp->poll_ns)));
 	return HRTIMER_RESTART;
@@ -353,21 +377,16 @@ static void socpmu_read(struct perf_event *event)
 }
 
 /*
- * Group reads: perf reads a group's members between start_txn and
- * commit_txn, with interrupts off. Drivers with read_begin/read_end get to
- * snapshot the hardware once for the whole group. ADD transactions need
- * nothing from us, so remember per CPU which kind is open.
+ * Groups: perf adds a group's members, and reads them, between start_txn
+ * and commit_txn (or cancel_txn), with interrupts off. Drivers with
+ * read_begin/read_end snapshot the hardware once for the whole transaction,
+ * so that the members start from, and are read at, the same instant.
  */
-static DEFINE_PER_CPU(unsigned int, socpmu_txn_flags);
-
 static void socpmu_start_txn(struct pmu *pmu, unsigned int flags)
 {
 	struct socpmu *sp = to_socpmu(pmu);
 	unsigned long irqflags;
 
-	__this_cpu_write(socpmu_txn_flags, flags);
-	if (flags != PERF_PMU_TXN_READ)
-		return;
 	raw_spin_lock_irqsave(&sp->lock, irqflags);
 	if (!sp->dead && !sp->txn_read++)
 		sp->ops->read_begin(sp);
@@ -378,9 +397,6 @@ static void socpmu_end_txn(struct socpmu *sp)
 {
 	unsigned long irqflags;
 
-	if (__this_cpu_read(socpmu_txn_flags) != PERF_PMU_TXN_READ)
-		return;
-	__this_cpu_write(socpmu_txn_flags, 0);
 	raw_spin_lock_irqsave(&sp->lock, irqflags);
 	if (sp->txn_read && !--sp->txn_read && !sp->dead)
 		sp->ops->read_end(sp);

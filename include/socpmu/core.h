@@ -58,9 +58,10 @@ struct socpmu_event {
  * @read: store the current raw value of each of the event's counters in
  *	@vals, or SOCPMU_SATURATED for one that saturated. Called with
  *	socpmu::lock held, interrupts off.
- * @read_begin: optional, start of a group read (PERF_PMU_TXN_READ), e.g. to
- *	take a snapshot so that every member is read from the same instant.
- * @read_end: optional, end of the group read.
+ * @read_begin: optional, start of a group transaction (perf adding or
+ *	reading a group) or of a poll sweep: e.g. take a snapshot so that every
+ *	event is read at the same instant until @read_end.
+ * @read_end: optional, end of that transaction or sweep.
  *
  * @add, @del and @read are called with socpmu::lock held and interrupts off:
  * they must not sleep.
@@ -87,7 +88,7 @@ struct socpmu_ops {
  * @active: scheduled events, polled by @timer
  * @timer: poll timer that keeps 64-bit counts exact across counter wraps
  * @poll_ns: poll period; drivers set a default, sysfs can override it
- * @txn_read: number of open group read transactions
+ * @txn_read: number of open group transactions
  * @dead: the device is gone; the PMU only waits for its events to close
  * @nr_events: events initialised on this PMU and not yet destroyed
  * @zombie: entry in the list of dead PMUs still holding events
