@@ -97,5 +97,6 @@ int socpmu_sim_split(char *cmd, char **words, int n);
 /* Model types */
 extern const struct socpmu_sim_type socpmu_sim_tensix;
 extern const struct socpmu_sim_type socpmu_sim_pulp;
+extern const struct socpmu_sim_type socpmu_sim_esp;
 
 #endif /* _SOCPMU_SIM_H */

@@ -50,6 +50,7 @@ MODULE_PARM_DESC(nodefault, "Do not create the default device tensix0");
 static const struct platform_device_id socpmu_sim_types[] = {
 	SOCPMU_SIM_TYPE(tensix),
 	SOCPMU_SIM_TYPE(pulp),
+	SOCPMU_SIM_TYPE(esp),
 	{ }
 };
 

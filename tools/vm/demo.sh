@@ -41,3 +41,20 @@ grep . events/* | head -n 8
 echo "/sys/devices/socpmu_sim/devices:"
 cat /sys/devices/socpmu_sim/devices
 
+step "ESP: a simulated 2x2 ESP SoC (cpu mem / acc io) at 1 GHz; modprobe esp_pmu"
+echo "esp name=esp0 clock_mhz=1000" >/sys/devices/socpmu_sim/new_device || die "cannot create esp0"
+modprobe esp_pmu || die "modprobe esp_pmu"
+esp=$(ls -d /sys/bus/event_source/devices/esp_* | head -n 1)
+[ -n "$esp" ] || die "no esp_<n> PMU"
+esp=${esp##*/}
+echo "$esp: tiles $(cat /sys/bus/event_source/devices/$esp/tiles), $(ls /sys/bus/event_source/devices/$esp/events | wc -l) events"
+echo on >/sys/kernel/debug/socpmu_sim/esp0/workload || die "cannot start the ESP workload"
+echo "workload: $(cat /sys/kernel/debug/socpmu_sim/esp0/workload)"
+
+step "perf stat -a -e <ESP events, a group on the cpu tile> sleep 1"
+perf stat -a -e $esp/ddr_accesses/,$esp/llc_miss,tile=1/,$esp/acc_tot_cycles,tile=2/ \
+	-e "{$esp/l2_hit,tile=0,bytile=1/,$esp/l2_miss,tile=0,bytile=1/}" \
+	-e $esp/noc_inject_p0/ sleep 1 || die "perf stat on $esp"
+
+step "esp-monitor -m ddr,llc,acc -- sleep 0.1 (the ESP Monitors API on perf, libespmon.so)"
+esp-monitor -p "$esp" -m ddr,llc,acc -A 0 -- sleep 0.1 || die "esp-monitor"

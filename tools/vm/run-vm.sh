@@ -97,6 +97,7 @@ copy_libs() {
 		die "$1 needs libraries that are not installed: $(grep 'not found' <<<"$out" | tr -s ' \t\n' ' ')"
 	fi
 	grep -o '/[^ ]*' <<<"$out" | while read -r lib; do
+		[[ $lib == "$stage"/* ]] && continue # found in the VM tree itself ($ORIGIN)
 		[[ -e $stage$lib ]] || install -D -m 0755 "$lib" "$stage$lib"
 	done
 }

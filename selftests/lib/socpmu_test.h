@@ -1,0 +1,484 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Generic userspace helpers for the socpmu selftests: simulator control
+ * (new_device/del_device, the per-device debugfs files), finding the PMU a
+ * driver registered for a simulated device, sysfs reads, and
+ * perf_event_open wrappers.
+ *
+ * Include it with -I../include from a selftests/<group>/ test as
+ * "../lib/socpmu_test.h". Every helper returns 0 (or a value) on success
+ * and a negative errno on failure, so that callers can assert exact error
+ * codes. Nothing here depends on the kselftest harness or on one PMU.
+ */
+#ifndef SOCPMU_TEST_H
+#define SOCPMU_TEST_H
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SP_PMU_BUS	"/sys/bus/event_source/devices"
+#define SP_SIM_ROOT	"/sys/devices/socpmu_sim"
+#define SP_DEBUGFS	"/sys/kernel/debug"
+#define SP_SIM_DEBUGFS	SP_DEBUGFS "/socpmu_sim"
+
+#define SP_NAME_LEN	64
+#define SP_MAX_PMUS	256
+
+/* config1 of every socpmu PMU: unit (core/tile) in 0-15, "by unit" in 16 */
+#define SP_CFG1_UNIT_MASK	0xffffULL
+#define SP_CFG1_BYUNIT		(1ULL << 16)
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
+/* One simulated device and the PMU its driver registered. */
+struct sp_dev {
+	char name[SP_NAME_LEN];		/* simulator device name */
+	char pmu[SP_NAME_LEN];		/* e.g. esp_3 */
+	int type;			/* perf_event_attr.type */
+	int cpu;			/* the CPU of the PMU's cpumask, -1 if none */
+	bool alive;			/* created and not yet deleted */
+};
+
+/* ---- files ---- */
+
+static inline int sp_write_file(const char *path, const char *str)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+	int ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, str, strlen(str));
+	if (n < 0)
+		ret = -errno;
+	else if ((size_t)n != strlen(str))
+		ret = -EIO;
+	close(fd);
+	return ret;
+}
+
+/* Reads a whole (small) file, NUL-terminated; returns its length. */
+static inline int sp_read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	size_t got = 0;
+	ssize_t n = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (got + 1 < len && (n = read(fd, buf + got, len - 1 - got)) > 0)
+		got += n;
+	buf[got] = '\0';
+	close(fd);
+	return n < 0 ? -errno : (int)got;
+}
+
+static inline int sp_read_u64_file(const char *path, uint64_t *val)
+{
+	char buf[64], *end;
+	int ret = sp_read_file(path, buf, sizeof(buf));
+
+	if (ret < 0)
+		return ret;
+	errno = 0;
+	*val = strtoull(buf, &end, 0);
+	if (errno || end == buf || (*end && *end != '\n'))
+		return -EINVAL;
+	return 0;
+}
+
+static inline bool sp_path_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+static inline uint64_t sp_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static inline void sp_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static inline void sp_strip_nl(char *s)
+{
+	s[strcspn(s, "\n")] = '\0';
+}
+
+/* ---- PMU sysfs ---- */
+
+static inline int sp_pmu_path(char *buf, size_t len, const struct sp_dev *d,
+			      const char *file)
+{
+	return snprintf(buf, len, SP_PMU_BUS "/%.63s/%.200s", d->pmu, file);
+}
+
+static inline int sp_pmu_read(const struct sp_dev *d, const char *file,
+			      char *buf, size_t len)
+{
+	char path[512];
+
+	sp_pmu_path(path, sizeof(path), d, file);
+	return sp_read_file(path, buf, len);
+}
+
+static inline int sp_pmu_read_u64(const struct sp_dev *d, const char *file,
+				  uint64_t *val)
+{
+	char path[512];
+
+	sp_pmu_path(path, sizeof(path), d, file);
+	return sp_read_u64_file(path, val);
+}
+
+static inline int sp_pmu_write(const struct sp_dev *d, const char *file,
+			       const char *str)
+{
+	char path[512];
+
+	sp_pmu_path(path, sizeof(path), d, file);
+	return sp_write_file(path, str);
+}
+
+/* Parses a cpulist ("0", "0-3", "1,4-5"): number of CPUs, first one. */
+static inline int sp_parse_cpulist(const char *s, int *first)
+{
+	int count = 0;
+
+	*first = -1;
+	while (*s && *s != '\n') {
+		char *end;
+		long lo = strtol(s, &end, 10), hi = lo;
+
+		if (end == s || lo < 0)
+			return -EINVAL;
+		if (*end == '-') {
+			s = end + 1;
+			hi = strtol(s, &end, 10);
+			if (end == s || hi < lo)
+				return -EINVAL;
+		}
+		if (*first < 0)
+			*first = (int)lo;
+		count += (int)(hi - lo + 1);
+		s = end;
+		if (*s == ',')
+			s++;
+		else if (*s && *s != '\n')
+			return -EINVAL;
+	}
+	return count ? count : -EINVAL;
+}
+
+/* Names of the registered PMUs starting with @prefix ("esp_"). */
+static inline int sp_list_pmus(const char *prefix, char names[][SP_NAME_LEN], int max)
+{
+	DIR *dir = opendir(SP_PMU_BUS);
+	struct dirent *de;
+	int n = 0;
+
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir)) && n < max) {
+		if (strncmp(de->d_name, prefix, strlen(prefix)))
+			continue;
+		snprintf(names[n++], SP_NAME_LEN, "%.63s", de->d_name);
+	}
+	closedir(dir);
+	return n;
+}
+
+static inline bool sp_name_in(const char *name, char list[][SP_NAME_LEN], int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(name, list[i]))
+			return true;
+	return false;
+}
+
+/* ---- simulator ---- */
+
+/* 0 if the simulator is loaded and its debugfs is reachable (mounts it). */
+static inline int sp_sim_available(void)
+{
+	if (!sp_path_exists(SP_SIM_ROOT "/new_device"))
+		return -ENODEV;
+	if (!sp_path_exists(SP_SIM_DEBUGFS))
+		mount("debugfs", SP_DEBUGFS, "debugfs", 0, NULL);
+	return sp_path_exists(SP_SIM_DEBUGFS) ? 0 : -ENOENT;
+}
+
+static inline int sp_sim_new_device(const char *spec)
+{
+	return sp_write_file(SP_SIM_ROOT "/new_device", spec);
+}
+
+static inline int sp_sim_del_device(const char *name)
+{
+	return sp_write_file(SP_SIM_ROOT "/del_device", name);
+}
+
+/* The line of device @name in the simulator's devices file, "" if none. */
+static inline int sp_sim_device_line(const char *name, char *line, size_t len)
+{
+	char buf[16384], *l, *save = NULL;
+	size_t n = strlen(name);
+	int ret = sp_read_file(SP_SIM_ROOT "/devices", buf, sizeof(buf));
+
+	line[0] = '\0';
+	if (ret < 0)
+		return ret;
+	for (l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		if (!strncmp(l, name, n) && l[n] == ' ')
+			snprintf(line, len, "%s", l);
+	return 0;
+}
+
+static inline int sp_debugfs_write(const struct sp_dev *d, const char *file,
+				   const char *str)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), SP_SIM_DEBUGFS "/%s/%s", d->name, file);
+	return sp_write_file(path, str);
+}
+
+static inline int sp_debugfs_read(const struct sp_dev *d, const char *file,
+				  char *buf, size_t len)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), SP_SIM_DEBUGFS "/%s/%s", d->name, file);
+	return sp_read_file(path, buf, len);
+}
+
+__attribute__((format(printf, 3, 4)))
+static inline int sp_debugfs_printf(const struct sp_dev *d, const char *file,
+				    const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return sp_debugfs_write(d, file, buf);
+}
+
+/* The model's register access counters ("regs"): "reads R\nwrites W\n". */
+static inline int sp_regs(const struct sp_dev *d, uint64_t *reads, uint64_t *writes)
+{
+	unsigned long long r, w;
+	char buf[128];
+	int ret = sp_debugfs_read(d, "regs", buf, sizeof(buf));
+
+	if (ret < 0)
+		return ret;
+	if (sscanf(buf, "reads %llu writes %llu", &r, &w) != 2)
+		return -EINVAL;
+	*reads = r;
+	*writes = w;
+	return 0;
+}
+
+static inline int sp_regs_reset(const struct sp_dev *d)
+{
+	return sp_debugfs_write(d, "regs", "0");
+}
+
+/*
+ * Creates the simulated device "@type name=@name @params" and finds the
+ * PMU its driver registered: the @prefix* entry of the event_source bus
+ * that was not there before. On failure after creation the device is left
+ * alive (d->alive) for the caller to delete.
+ */
+static inline int sp_dev_create(struct sp_dev *d, const char *type, const char *name,
+				const char *params, const char *prefix)
+{
+	static char before[SP_MAX_PMUS][SP_NAME_LEN], after[SP_MAX_PMUS][SP_NAME_LEN];
+	char spec[512], buf[256];
+	int nb, na, ret, ncpus;
+	uint64_t ptype;
+
+	memset(d, 0, sizeof(*d));
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	nb = sp_list_pmus(prefix, before, SP_MAX_PMUS);
+	if (nb < 0)
+		nb = 0;
+	snprintf(spec, sizeof(spec), "%s name=%s %s", type, name, params ? params : "");
+	ret = sp_sim_new_device(spec);
+	if (ret)
+		return ret;
+	d->alive = true;
+
+	/* Probing may be asynchronous: wait up to 5 s for the PMU */
+	for (int tries = 0; tries < 500 && !d->pmu[0]; tries++) {
+		na = sp_list_pmus(prefix, after, SP_MAX_PMUS);
+		for (int i = 0; i < na; i++) {
+			if (!sp_name_in(after[i], before, nb)) {
+				snprintf(d->pmu, sizeof(d->pmu), "%.63s", after[i]);
+				break;
+			}
+		}
+		if (!d->pmu[0])
+			usleep(10000);
+	}
+	if (!d->pmu[0])
+		return -ENODEV;
+	ret = sp_pmu_read_u64(d, "type", &ptype);
+	if (ret)
+		return ret;
+	d->type = (int)ptype;
+	ret = sp_pmu_read(d, "cpumask", buf, sizeof(buf));
+	if (ret == -ENOENT) {
+		/* A CPU PMU (sifive_hpm): per task or per CPU, no cpumask */
+		d->cpu = -1;
+		return 0;
+	}
+	if (ret < 0)
+		return ret;
+	ncpus = sp_parse_cpulist(buf, &d->cpu);
+	return ncpus < 0 ? ncpus : 0;
+}
+
+static inline int sp_dev_delete(struct sp_dev *d)
+{
+	int ret;
+
+	if (!d->alive)
+		return 0;
+	ret = sp_sim_del_device(d->name);
+	if (!ret || ret == -ENOENT)
+		d->alive = false;
+	return ret;
+}
+
+/* ---- perf_event_open ---- */
+
+static inline int sp_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+				     int group_fd, unsigned long flags)
+{
+	int fd = (int)syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* config1 for the sum of every unit (unit < 0), unit 0 or unit N */
+static inline uint64_t sp_cfg1_unit(int unit)
+{
+	if (unit < 0)
+		return 0;
+	return SP_CFG1_BYUNIT | (uint64_t)unit;
+}
+
+static inline void sp_attr_init(struct perf_event_attr *attr, const struct sp_dev *d,
+				uint64_t config, uint64_t config1)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = (uint32_t)d->type;
+	attr->config = config;
+	attr->config1 = config1;
+}
+
+/* A counting, system-wide event on the PMU's CPU: fd or -errno. */
+static inline int sp_open(const struct sp_dev *d, uint64_t config, uint64_t config1,
+			  int group_fd, uint64_t read_format)
+{
+	struct perf_event_attr attr;
+
+	sp_attr_init(&attr, d, config, config1);
+	attr.read_format = read_format;
+	return sp_perf_event_open(&attr, -1, d->cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* Opens and closes an event: 0 or -errno. */
+static inline int sp_try_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+			      int group_fd)
+{
+	int fd = sp_perf_event_open(attr, pid, cpu, group_fd, 0);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
+/* Reads a plain counter (read_format 0). */
+static inline int sp_read_count(int fd, uint64_t *val)
+{
+	ssize_t n = read(fd, val, sizeof(*val));
+
+	if (n < 0)
+		return -errno;
+	return n == sizeof(*val) ? 0 : -EIO;
+}
+
+/* Reads a PERF_FORMAT_GROUP group (no ids, no times): number of values. */
+static inline int sp_read_group(int fd, uint64_t *vals, int max)
+{
+	uint64_t buf[1 + 512];
+	ssize_t n = read(fd, buf, sizeof(buf));
+
+	if (n < (ssize_t)sizeof(uint64_t))
+		return n < 0 ? -errno : -EIO;
+	if (buf[0] > (uint64_t)max || (size_t)n < (1 + buf[0]) * sizeof(uint64_t))
+		return -EIO;
+	memcpy(vals, &buf[1], buf[0] * sizeof(uint64_t));
+	return (int)buf[0];
+}
+
+/* A counter read with PERF_FORMAT_TOTAL_TIME_ENABLED | _RUNNING */
+struct sp_count {
+	uint64_t value, enabled, running;
+};
+
+#define SP_FORMAT_TIMES	(PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING)
+
+static inline int sp_read_times(int fd, struct sp_count *c)
+{
+	ssize_t n = read(fd, c, sizeof(*c));
+
+	if (n < 0)
+		return -errno;
+	return n == sizeof(*c) ? 0 : -EIO;
+}
+
+/* ---- modules ---- */
+
+static inline bool sp_module_loaded(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/module/%s", name);
+	return sp_path_exists(path);
+}
+
+#endif /* SOCPMU_TEST_H */
