@@ -25,7 +25,6 @@
 #define pr_fmt(fmt) "esp_pmu: " fmt
 
 #include <linux/idr.h>
-#include <linux/io.h>
 #include <linux/mod_devicetable.h>
 #include <linux/module.h>
 #include <linux/of.h>
@@ -358,40 +357,6 @@ static const struct attribute_group *esp_groups[] = {
 
 /* probe */
 
-static const struct regmap_config esp_mmio_config = {
-	.reg_bits = 32,
-	.val_bits = 32,
-	.reg_stride = 4,
-	.fast_io = true,
-	.disable_locking = true,	/* the socpmu lock serialises access */
-};
-
-static struct regmap *esp_get_regmap(struct platform_device *pdev, unsigned int ntiles)
-{
-	/* The last tile's block only needs its 60 words */
-	resource_size_t size = (resource_size_t)(ntiles - 1) * ESP_TILE_STRIDE + ESP_TILE_SPAN;
-	struct regmap_config cfg = esp_mmio_config;
-	struct resource *res;
-	struct regmap *map;
-	void __iomem *base;
-
-	/* A parent that provides our registers (MFD style) */
-	if (pdev->dev.parent) {
-		map = dev_get_regmap(pdev->dev.parent, NULL);
-		if (map)
-			return map;
-	}
-	base = devm_platform_get_and_ioremap_resource(pdev, 0, &res);
-	if (IS_ERR(base))
-		return ERR_CAST(base);
-	if (resource_size(res) < size) {
-		dev_err(&pdev->dev, "reg %pR is smaller than %u tiles\n", res, ntiles);
-		return ERR_PTR(-EINVAL);
-	}
-	cfg.max_register = size - 4;
-	return devm_regmap_init_mmio(&pdev->dev, base, &cfg);
-}
-
 /* "esp,tile-types": one of cpu, mem, acc, io, empty per tile */
 static int esp_parse_tile_types(struct device *dev, struct esp_pmu *ep, const char **names)
 {
@@ -446,7 +411,8 @@ static int esp_pmu_probe(struct platform_device *pdev)
 	if (socpmu_read_clock(dev, &clock_hz))
 		return dev_err_probe(dev, -EINVAL, "missing clock-frequency\n");
 
-	map = esp_get_regmap(pdev, ntiles);
+	/* The last tile's block only needs its 60 words */
+	map = socpmu_get_regmap(pdev, (resource_size_t)(ntiles - 1) * ESP_TILE_STRIDE + ESP_TILE_SPAN);
 	if (IS_ERR(map))
 		return dev_err_probe(dev, PTR_ERR(map), "no registers\n");
 

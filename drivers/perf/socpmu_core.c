@@ -25,6 +25,7 @@
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/property.h>
+#include <linux/regmap.h>
 
 #include <socpmu/core.h>
 
@@ -90,6 +91,48 @@ int socpmu_read_clock(struct device *dev, u64 *hz)
 	return 0;
 }
 EXPORT_SYMBOL_GPL(socpmu_read_clock);
+
+static const struct regmap_config socpmu_mmio_config = {
+	.reg_bits = 32,
+	.val_bits = 32,
+	.reg_stride = 4,
+	.fast_io = true,
+	.disable_locking = true,	/* the socpmu lock serialises access */
+};
+
+/**
+ * socpmu_get_regmap() - the registers of a socpmu device
+ * @pdev: the device
+ * @size: bytes of register space the driver uses from the start of its block
+ *
+ * A parent that provides a regmap (MFD style: the simulator, a bridge) wins;
+ * otherwise the device's first MMIO resource is mapped, and must cover @size.
+ *
+ * Return: the regmap or an ERR_PTR().
+ */
+struct regmap *socpmu_get_regmap(struct platform_device *pdev, resource_size_t size)
+{
+	struct regmap_config cfg = socpmu_mmio_config;
+	struct resource *res;
+	struct regmap *map;
+	void __iomem *base;
+
+	if (pdev->dev.parent) {
+		map = dev_get_regmap(pdev->dev.parent, NULL);
+		if (map)
+			return map;
+	}
+	base = devm_platform_get_and_ioremap_resource(pdev, 0, &res);
+	if (IS_ERR(base))
+		return ERR_CAST(base);
+	if (resource_size(res) < size) {
+		dev_err(&pdev->dev, "reg %pR is smaller than the %pa bytes needed\n", res, &size);
+		return ERR_PTR(-EINVAL);
+	}
+	cfg.max_register = size - 4;
+	return devm_regmap_init_mmio(&pdev->dev, base, &cfg);
+}
+EXPORT_SYMBOL_GPL(socpmu_get_regmap);
 
 /**
  * socpmu_platform_remove() - platform driver remove for socpmu drivers

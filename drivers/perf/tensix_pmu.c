@@ -23,7 +23,6 @@
 
 #include <linux/bitfield.h>
 #include <linux/idr.h>
-#include <linux/io.h>
 #include <linux/mod_devicetable.h>
 #include <linux/module.h>
 #include <linux/of.h>
@@ -437,34 +436,6 @@ static const struct attribute_group *tensix_groups[] = {
 
 /* probe */
 
-static const struct regmap_config tensix_mmio_config = {
-	.reg_bits = 32,
-	.val_bits = 32,
-	.reg_stride = 4,
-	.fast_io = true,
-	.disable_locking = true,	/* the socpmu lock serialises access */
-};
-
-static struct regmap *tensix_get_regmap(struct platform_device *pdev,
-					unsigned int size)
-{
-	struct regmap_config cfg = tensix_mmio_config;
-	struct regmap *map;
-	void __iomem *base;
-
-	/* A parent that provides our registers (MFD style) */
-	if (pdev->dev.parent) {
-		map = dev_get_regmap(pdev->dev.parent, NULL);
-		if (map)
-			return map;
-	}
-	base = devm_platform_ioremap_resource(pdev, 0);
-	if (IS_ERR(base))
-		return ERR_CAST(base);
-	cfg.max_register = size - 4;
-	return devm_regmap_init_mmio(&pdev->dev, base, &cfg);
-}
-
 static int tensix_pmu_probe(struct platform_device *pdev)
 {
 	struct device *dev = &pdev->dev;
@@ -485,7 +456,7 @@ static int tensix_pmu_probe(struct platform_device *pdev)
 	if (socpmu_read_clock(dev, &clock_hz))
 		return dev_err_probe(dev, -EINVAL, "missing clock-frequency\n");
 
-	map = tensix_get_regmap(pdev, (nr_cores - 1) * stride + TENSIX_REG_SPAN);
+	map = socpmu_get_regmap(pdev, (resource_size_t)(nr_cores - 1) * stride + TENSIX_REG_SPAN);
 	if (IS_ERR(map))
 		return dev_err_probe(dev, PTR_ERR(map), "no registers\n");
 
