@@ -1,7 +1,7 @@
 #!/bin/sh
 # /init of the socpmu test VM (busybox sh, built by run-vm.sh): mount the
-# pseudo file systems, run /etc/socpmu/cmd, print the exit marker that
-# run-vm.sh waits for, power off.
+# pseudo file systems, print the start marker, run /etc/socpmu/cmd, print
+# the exit marker that run-vm.sh waits for, power off.
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
@@ -12,6 +12,8 @@ export PATH=/usr/bin:/usr/sbin:/bin:/sbin
 export HOME=/root TERM=dumb PAGER=cat
 hostname socpmu-vm
 
+# Nothing of ours ran before this line: run-vm.sh tells boot trouble from ours by it.
+printf '\nSOCPMU-VM-START %s\n' "$(cat /etc/socpmu/token)"
 sh /etc/socpmu/cmd
 status=$?
 
