@@ -51,6 +51,7 @@ static const struct platform_device_id socpmu_sim_types[] = {
 	SOCPMU_SIM_TYPE(tensix),
 	SOCPMU_SIM_TYPE(pulp),
 	SOCPMU_SIM_TYPE(esp),
+	SOCPMU_SIM_TYPE(trace),
 	{ }
 };
 
@@ -497,10 +498,23 @@ static ssize_t devices_show(struct device *dev, struct device_attribute *attr, c
 }
 static DEVICE_ATTR_RO(devices);
 
+static ssize_t types_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	const struct platform_device_id *id;
+	int len = 0;
+
+	for (id = socpmu_sim_types; id->name[0]; id++)
+		len += sysfs_emit_at(buf, len, "%s%s", len ? " " : "",
+				     ((const struct socpmu_sim_type *)id->driver_data)->name);
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+static DEVICE_ATTR_RO(types);
+
 static struct attribute *socpmu_sim_attrs[] = {
 	&dev_attr_new_device.attr,
 	&dev_attr_del_device.attr,
 	&dev_attr_devices.attr,
+	&dev_attr_types.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(socpmu_sim);
