@@ -11,7 +11,9 @@
 #                     sparse warning in our files
 #   make run          deps + all, then the demo (tools/vm/demo.sh) in the VM
 #   make bench        deps + all, then every selftests/*/*_bench program in the VM
-#   make check        deps + all + sparse, host tests, then the
+#   make check-riscv  cross-build every module for riscv64 (defconfig and an
+#                     M-mode nommu config; trees prepared once in $(CACHE)/riscv)
+#   make check        deps + all + sparse + check-riscv, host tests, then the
 #                     selftests in the VM; the last line is "N passed, N failed[, N skipped]"
 #   make clean
 #
@@ -41,7 +43,7 @@ export CACHE
 
 need-kdir = $(if $(wildcard $(KDIR)/Makefile),,$(error no kernel headers in '$(KDIR)': run 'make deps' as root))
 
-.PHONY: all deps modules tools selftests sparse run bench check clean
+.PHONY: all deps modules tools selftests sparse run bench check check-riscv clean
 
 all: modules tools selftests
 
@@ -78,6 +80,9 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	KVER=$(KVER) tools/vm/run-vm.sh --timeout $(VM_TIMEOUT) -- /demo.sh
 
+check-riscv:
+	@tools/vm/check-riscv.sh
+
 bench: deps
 	@$(MAKE) --no-print-directory all
 	KVER=$(KVER) tools/vm/run-vm.sh --timeout $(VM_TIMEOUT) -- sh -c \
@@ -85,7 +90,7 @@ bench: deps
 		 for b in /selftests/*/*_bench; do echo "### $$b"; $$b || exit 1; done'
 
 check: deps
-	@$(MAKE) --no-print-directory all sparse
+	@$(MAKE) --no-print-directory all sparse check-riscv
 	@KVER=$(KVER) tools/vm/check.sh
 
 clean:

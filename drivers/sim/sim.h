@@ -98,6 +98,7 @@ int socpmu_sim_split(char *cmd, char **words, int n);
 extern const struct socpmu_sim_type socpmu_sim_tensix;
 extern const struct socpmu_sim_type socpmu_sim_pulp;
 extern const struct socpmu_sim_type socpmu_sim_esp;
+extern const struct socpmu_sim_type socpmu_sim_hpm;
 extern const struct socpmu_sim_type socpmu_sim_trace;
 
 #endif /* _SOCPMU_SIM_H */

@@ -51,6 +51,7 @@ static const struct platform_device_id socpmu_sim_types[] = {
 	SOCPMU_SIM_TYPE(tensix),
 	SOCPMU_SIM_TYPE(pulp),
 	SOCPMU_SIM_TYPE(esp),
+	SOCPMU_SIM_TYPE(hpm),
 	SOCPMU_SIM_TYPE(trace),
 	{ }
 };

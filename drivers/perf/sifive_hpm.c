@@ -1,0 +1,1063 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * SiFive HPM counters as the perf PMU "sifive_hpm".
+ *
+ * A CPU PMU: events count per task or per CPU, on the counters of the hart
+ * the task runs on: the fixed cycle, time and instret counters and the
+ * programmable hpmcounters (U74: mhpmevent = event class | event mask). The
+ * event encoding is the OpenSBI one (include/socpmu/sifive_hpm.h): type 0
+ * general events, type 1 cache events, type 2 raw mhpmevent values.
+ *
+ * The counters are reached through a small ops table with the semantics of
+ * the SBI PMU extension (counter_config_matching, start, stop, read): on
+ * RISC-V the SBI ecalls themselves, so that this driver and riscv_pmu_sbi
+ * share the counters with the firmware arbitrating; elsewhere the backend
+ * a parent device passes as platform data (the simulator).
+ *
+ * Counters are allocated when perf schedules an event in and released when
+ * it schedules it out, so events multiplex when there are more than
+ * counters. Cycles and instructions are placed on their fixed counters
+ * first (SKIP_MATCH, retried with a normal match for firmware that only
+ * skips the match for counters it already configured), whatever the order
+ * of the events. Any number of events can read the time counter, which
+ * needs no allocation. Counts are 64-bit in software: a per-CPU hrtimer
+ * reads the running counters often enough to see every wrap, and where
+ * the hardware has Sscofpmf the counter overflow interrupt folds a wrap in
+ * at once.
+ *
+ * Sampling is not supported: a module cannot deliver samples (the perf
+ * core does not export perf_event_overflow()), so sampling events are
+ * rejected with -EOPNOTSUPP, overflow interrupt or not.
+ *
+ * Why perf_sw_context: a task context has one hardware slot, which the
+ * architecture's CPU PMU holds (x86's, or riscv_pmu_sbi on RISC-V; a second
+ * user is refused with a WARN). Software-context PMUs can be scheduled with
+ * every task all the same; unlike real software events ours can fail to
+ * schedule, which perf handles by multiplexing, and groups may only hold
+ * sifive_hpm events, so that no group ends up on another PMU's context.
+ */
+
+#define pr_fmt(fmt) "sifive_hpm: " fmt
+
+#include <linux/bitmap.h>
+#include <linux/cpumask.h>
+#include <linux/hrtimer.h>
+#include <linux/idr.h>
+#include <linux/kernel.h>
+#include <linux/mod_devicetable.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/perf_event.h>
+#include <linux/platform_device.h>
+#include <linux/property.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/sysfs.h>
+
+#include <socpmu/core.h>
+#include <socpmu/sifive_hpm.h>
+
+/* Hart clock assumed when the platform gives none, for the poll period */
+#define HPM_DEFAULT_CLOCK_HZ	5000000000ULL
+#define HPM_FIXED_MASK		(BIT(SIFIVE_HPM_CTR_CYCLE) | BIT(SIFIVE_HPM_CTR_INSTRET))
+#define HPM_RAW_DATA_MASK	GENMASK_ULL(47, 0)	/* SBI raw event_data */
+
+struct sifive_hpm;
+
+/**
+ * struct hpm_cpu - per-CPU state; only touched on its CPU, interrupts off
+ * @events: the event on each counter this PMU holds
+ * @used: the counters this PMU holds on this CPU
+ * @poll: reads the running counters before they can wrap twice
+ * @hpm: the PMU
+ */
+struct hpm_cpu {
+	struct perf_event *events[SIFIVE_HPM_MAX_COUNTERS];
+	unsigned long used;
+	struct hrtimer poll;
+	struct sifive_hpm *hpm;
+};
+
+/**
+ * struct sifive_hpm - one PMU
+ * @pmu: the perf PMU
+ * @name: "sifive_hpm", or "sifive_hpm_<n>" for further instances
+ * @id: instance number
+ * @ops: the backend
+ * @ctx: its context
+ * @nr_counters: counters the backend has (at most SIFIVE_HPM_MAX_COUNTERS)
+ * @info: SBI counter_info of each counter
+ * @width_mask: value mask of each counter
+ * @prog_mask: programmable hardware counters (hpmcounter3..)
+ * @harts: the CPUs that have these counters
+ * @poll_ns: period of the per-CPU poll
+ * @overflow_irq: the backend raises counter overflow interrupts
+ * @filter: the backend can inhibit counting per privilege mode
+ * @gen_ok: general events the firmware can count
+ * @cache_ok: cache events the firmware can count
+ * @cpus: per-CPU state
+ * @dead: the device is gone; the PMU waits for its events to close
+ * @nr_events: events initialised on this PMU and not yet destroyed
+ * @zombie: entry in the list of dead PMUs that still have events
+ */
+struct sifive_hpm {
+	struct pmu pmu;
+	char name[32];
+	int id;
+	const struct sifive_hpm_ops *ops;
+	void *ctx;
+	unsigned int nr_counters;
+	unsigned long info[SIFIVE_HPM_MAX_COUNTERS];
+	u64 width_mask[SIFIVE_HPM_MAX_COUNTERS];
+	unsigned long prog_mask;
+	struct cpumask harts;
+	u64 poll_ns;
+	bool overflow_irq;
+	bool filter;
+	DECLARE_BITMAP(gen_ok, SIFIVE_HPM_GEN_MAX);
+	DECLARE_BITMAP(cache_ok, SIFIVE_HPM_CACHE_NR_CODES);
+	struct hpm_cpu __percpu *cpus;
+	bool dead;
+	atomic_t nr_events;
+	struct list_head zombie;
+};
+
+static DEFINE_IDA(hpm_ida);
+static LIST_HEAD(hpm_zombies);
+static DEFINE_MUTEX(hpm_zombies_lock);
+
+static inline struct sifive_hpm *to_hpm(struct pmu *pmu)
+{
+	return container_of(pmu, struct sifive_hpm, pmu);
+}
+
+/* ---- event encoding ---- */
+
+static unsigned int hpm_ev_type(struct perf_event *event)
+{
+	return (event->attr.config >> SIFIVE_HPM_CFG_TYPE_SHIFT) & SIFIVE_HPM_CFG_TYPE_MASK;
+}
+
+static unsigned int hpm_ev_code(struct perf_event *event)
+{
+	return event->attr.config & SIFIVE_HPM_CFG_CODE_MASK;
+}
+
+static bool hpm_ev_is_time(struct perf_event *event)
+{
+	return hpm_ev_type(event) == SIFIVE_HPM_TYPE_GENERAL &&
+	       hpm_ev_code(event) == SIFIVE_HPM_GEN_TIME;
+}
+
+/* The fixed counter of an event, or -1 */
+static int hpm_ev_fixed(struct perf_event *event)
+{
+	if (hpm_ev_type(event) != SIFIVE_HPM_TYPE_GENERAL)
+		return -1;
+	switch (hpm_ev_code(event)) {
+	case SIFIVE_HPM_GEN_CPU_CYCLES:
+		return SIFIVE_HPM_CTR_CYCLE;
+	case SIFIVE_HPM_GEN_INSTRUCTIONS:
+		return SIFIVE_HPM_CTR_INSTRET;
+	}
+	return -1;
+}
+
+/*
+ * Validate the encoding: -EINVAL for malformed input (reserved bits, an
+ * unknown type or code), -ENOENT for a well-formed event that these harts
+ * cannot count.
+ */
+static int hpm_ev_validate(struct sifive_hpm *hpm, struct perf_event *event)
+{
+	u64 cfg = event->attr.config, data = event->attr.config1;
+	unsigned int code = hpm_ev_code(event);
+
+	if ((cfg & ~SIFIVE_HPM_CFG_VALID) || event->attr.config2) {
+		pr_debug("%s: reserved config bits set\n", hpm->name);
+		return -EINVAL;
+	}
+	switch (hpm_ev_type(event)) {
+	case SIFIVE_HPM_TYPE_GENERAL:
+		if (data)
+			break;
+		if (code == SIFIVE_HPM_GEN_TIME)
+			return 0;
+		if (!code || code >= SIFIVE_HPM_GEN_MAX)
+			break;
+		return test_bit(code, hpm->gen_ok) ? 0 : -ENOENT;
+	case SIFIVE_HPM_TYPE_CACHE:
+		if (data || (code >> 3) >= SIFIVE_HPM_CACHE_NR_IDS ||
+		    ((code >> 1) & 3) >= SIFIVE_HPM_NR_OPS)
+			break;
+		return test_bit(code, hpm->cache_ok) ? 0 : -ENOENT;
+	case SIFIVE_HPM_TYPE_RAW:
+		if (code || (data & ~HPM_RAW_DATA_MASK))
+			break;
+		/* The U74 encoding: a known class and events of that class */
+		return sifive_u74_event_valid(data) ? 0 : -ENOENT;
+	}
+	pr_debug("%s: bad event config=%#llx config1=%#llx\n", hpm->name, cfg, data);
+	return -EINVAL;
+}
+
+/*
+ * A group may only hold sifive_hpm events (see the top of the file), and
+ * must fit the counters: one cycles and one instructions event on the fixed
+ * counters, everything else (time excepted) on the programmable ones.
+ */
+struct hpm_needs {
+	unsigned int cycles, instret, prog;
+};
+
+static void hpm_count_needs(struct hpm_needs *n, struct perf_event *event)
+{
+	int fixed = hpm_ev_fixed(event);
+
+	if (fixed == SIFIVE_HPM_CTR_CYCLE)
+		n->cycles++;
+	else if (fixed == SIFIVE_HPM_CTR_INSTRET)
+		n->instret++;
+	else if (!hpm_ev_is_time(event))
+		n->prog++;
+}
+
+static bool hpm_group_valid(struct sifive_hpm *hpm, struct perf_event *event)
+{
+	struct perf_event *leader = event->group_leader, *sibling;
+	struct hpm_needs n = { };
+	unsigned int prog;
+
+	if (leader->pmu != event->pmu) {
+		pr_debug("%s: group leader of another PMU\n", hpm->name);
+		return false;
+	}
+	for_each_sibling_event(sibling, leader)
+		if (sibling->pmu != event->pmu) {
+			pr_debug("%s: group with events of another PMU\n", hpm->name);
+			return false;
+		}
+
+	hpm_count_needs(&n, event);
+	if (leader != event) {
+		hpm_count_needs(&n, leader);
+		for_each_sibling_event(sibling, leader)
+			hpm_count_needs(&n, sibling);
+	}
+	/* A second cycles or instructions event needs a programmable counter */
+	prog = n.prog + (n.cycles > 1 ? n.cycles - 1 : 0) + (n.instret > 1 ? n.instret - 1 : 0);
+	if (prog > bitmap_weight(&hpm->prog_mask, SIFIVE_HPM_MAX_COUNTERS)) {
+		pr_debug("%s: group needs more counters than there are\n", hpm->name);
+		return false;
+	}
+	return true;
+}
+
+static void hpm_event_destroy(struct perf_event *event)
+{
+	atomic_dec(&to_hpm(event->pmu)->nr_events);
+}
+
+static int hpm_event_init(struct perf_event *event)
+{
+	struct sifive_hpm *hpm = to_hpm(event->pmu);
+	struct hw_perf_event *hwc = &event->hw;
+	int ret;
+
+	if (event->attr.type != event->pmu->type)
+		return -ENOENT;
+	if (is_sampling_event(event)) {
+		pr_debug("%s: counting only: modules cannot deliver samples\n", hpm->name);
+		return -EOPNOTSUPP;
+	}
+	if (event->cpu >= 0 && !cpumask_test_cpu(event->cpu, &hpm->harts)) {
+		pr_debug("%s: CPU %d has no HPM counters\n", hpm->name, event->cpu);
+		return -ENOENT;
+	}
+
+	atomic_inc(&hpm->nr_events);
+	/* Count the event before looking at @dead: pairs with the barrier in hpm_remove() */
+	smp_mb__after_atomic();
+	if (READ_ONCE(hpm->dead)) {
+		ret = -ENODEV;
+		goto err;
+	}
+	ret = hpm_ev_validate(hpm, event);
+	if (ret)
+		goto err;
+	if (!hpm_group_valid(hpm, event)) {
+		ret = -EINVAL;
+		goto err;
+	}
+
+	hwc->idx = -1;
+	hwc->event_base = SIFIVE_HPM_EVENT_IDX(hpm_ev_type(event), hpm_ev_code(event));
+	hwc->config = event->attr.config1;
+	hwc->config_base = 0;
+	if (hpm->filter) {
+		if (event->attr.exclude_user)
+			hwc->config_base |= SIFIVE_HPM_CFG_FLAG_SET_UINH;
+		if (event->attr.exclude_kernel)
+			hwc->config_base |= SIFIVE_HPM_CFG_FLAG_SET_SINH;
+		if (event->attr.exclude_hv)
+			hwc->config_base |= SIFIVE_HPM_CFG_FLAG_SET_MINH;
+	}
+	event->destroy = hpm_event_destroy;
+	return 0;
+
+err:
+	atomic_dec(&hpm->nr_events);
+	return ret;
+}
+
+/* ---- counting ---- */
+
+/* Fold the counter's progress since the last look into the 64-bit count */
+static void hpm_event_update(struct sifive_hpm *hpm, struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	u64 prev = local64_read(&hwc->prev_count);
+	u64 now = hpm->ops->read(hpm->ctx, hwc->idx);
+
+	local64_set(&hwc->prev_count, now);
+	local64_add((now - prev) & hpm->width_mask[hwc->idx], &event->count);
+}
+
+/*
+ * Claim a counter for @event on this hart: the fixed counter first (SKIP_
+ * MATCH, then a normal match of that counter alone), then any counter the
+ * firmware finds among the programmable ones this PMU does not hold.
+ */
+static int hpm_claim(struct sifive_hpm *hpm, struct hpm_cpu *cpuc, struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	unsigned long flags = hwc->config_base | SIFIVE_HPM_CFG_FLAG_CLEAR_VALUE;
+	unsigned long avail;
+	int fixed = hpm_ev_fixed(event);
+	long idx;
+
+	if (fixed >= 0 && !test_bit(fixed, &cpuc->used)) {
+		idx = hpm->ops->config_matching(hpm->ctx, fixed, 1,
+						flags | SIFIVE_HPM_CFG_FLAG_SKIP_MATCH,
+						hwc->event_base, hwc->config);
+		if (idx < 0)
+			idx = hpm->ops->config_matching(hpm->ctx, fixed, 1, flags,
+							hwc->event_base, hwc->config);
+		if (idx == fixed)
+			return idx;
+		if (idx >= 0)
+			hpm->ops->stop(hpm->ctx, idx, 1, SIFIVE_HPM_STOP_FLAG_RESET);
+	}
+	avail = hpm->prog_mask & ~cpuc->used;
+	if (!avail)
+		return -EAGAIN;
+	idx = hpm->ops->config_matching(hpm->ctx, 0, avail, flags, hwc->event_base,
+					hwc->config);
+	if (idx < 0)
+		return -EAGAIN;
+	if (idx >= SIFIVE_HPM_MAX_COUNTERS || !(avail & BIT(idx))) {
+		/* Not a counter we asked for: give it back */
+		if (idx < SIFIVE_HPM_MAX_COUNTERS)
+			hpm->ops->stop(hpm->ctx, idx, 1, SIFIVE_HPM_STOP_FLAG_RESET);
+		return -EAGAIN;
+	}
+	return idx;
+}
+
+/*
+ * (Re)start the counter of a running event. With overflow interrupts a
+ * programmable counter starts half way to its wrap, so that the interrupt
+ * comes while the modular difference to the start value is still the true
+ * count. Otherwise the counter is never written (a fixed counter may be
+ * shared with the firmware's other users): its current value is the base.
+ */
+static void hpm_restart(struct sifive_hpm *hpm, struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	u64 ival;
+
+	if (hpm->overflow_irq && hwc->idx >= SIFIVE_HPM_CTR_HPM0) {
+		ival = (hpm->width_mask[hwc->idx] >> 1) + 1;
+		local64_set(&hwc->prev_count, ival);
+		hpm->ops->start(hpm->ctx, hwc->idx, 1, SIFIVE_HPM_START_FLAG_SET_INIT_VALUE, ival);
+		return;
+	}
+	local64_set(&hwc->prev_count, hpm->ops->read(hpm->ctx, hwc->idx));
+	if (hwc->idx != SIFIVE_HPM_CTR_TIME)
+		hpm->ops->start(hpm->ctx, hwc->idx, 1, 0, 0);
+}
+
+static void hpm_start(struct perf_event *event, int flags)
+{
+	struct sifive_hpm *hpm = to_hpm(event->pmu);
+	struct hw_perf_event *hwc = &event->hw;
+
+	if (READ_ONCE(hpm->dead) || hwc->idx < 0)
+		return;
+	hwc->state = 0;
+	hpm_restart(hpm, event);
+	perf_event_update_userpage(event);
+}
+
+static void hpm_stop(struct perf_event *event, int flags)
+{
+	struct sifive_hpm *hpm = to_hpm(event->pmu);
+	struct hw_perf_event *hwc = &event->hw;
+
+	if (hwc->state & PERF_HES_STOPPED)
+		return;
+	hwc->state |= PERF_HES_STOPPED;
+	if (READ_ONCE(hpm->dead))
+		return;
+	if (hwc->idx != SIFIVE_HPM_CTR_TIME)
+		hpm->ops->stop(hpm->ctx, hwc->idx, 1, 0);
+	hpm_event_update(hpm, event);
+	hwc->state |= PERF_HES_UPTODATE;
+}
+
+static int hpm_add(struct perf_event *event, int flags)
+{
+	struct sifive_hpm *hpm = to_hpm(event->pmu);
+	struct hpm_cpu *cpuc = this_cpu_ptr(hpm->cpus);
+	struct hw_perf_event *hwc = &event->hw;
+	int idx;
+
+	if (READ_ONCE(hpm->dead))
+		return -ENODEV;
+	if (!cpumask_test_cpu(smp_processor_id(), &hpm->harts))
+		return -ENOENT;
+	if (hpm_ev_is_time(event)) {
+		idx = SIFIVE_HPM_CTR_TIME;
+	} else {
+		idx = hpm_claim(hpm, cpuc, event);
+		if (idx < 0)
+			return idx;
+		cpuc->events[idx] = event;
+		__set_bit(idx, &cpuc->used);
+		if (!hrtimer_active(&cpuc->poll))
+			hrtimer_start(&cpuc->poll, ns_to_ktime(hpm->poll_ns),
+				      HRTIMER_MODE_REL_PINNED_HARD);
+	}
+	hwc->idx = idx;
+	hwc->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+	if (flags & PERF_EF_START)
+		hpm_start(event, PERF_EF_RELOAD);
+	return 0;
+}
+
+static void hpm_del(struct perf_event *event, int flags)
+{
+	struct sifive_hpm *hpm = to_hpm(event->pmu);
+	struct hpm_cpu *cpuc = this_cpu_ptr(hpm->cpus);
+	struct hw_perf_event *hwc = &event->hw;
+	int idx = hwc->idx;
+
+	hpm_stop(event, PERF_EF_UPDATE);
+	if (idx < 0)
+		return;
+	if (idx != SIFIVE_HPM_CTR_TIME && test_bit(idx, &cpuc->used) &&
+	    cpuc->events[idx] == event) {
+		if (!READ_ONCE(hpm->dead))
+			hpm->ops->stop(hpm->ctx, idx, 1, SIFIVE_HPM_STOP_FLAG_RESET);
+		cpuc->events[idx] = NULL;
+		__clear_bit(idx, &cpuc->used);
+	}
+	hwc->idx = -1;
+	perf_event_update_userpage(event);
+}
+
+static void hpm_read(struct perf_event *event)
+{
+	struct sifive_hpm *hpm = to_hpm(event->pmu);
+
+	if ((event->hw.state & PERF_HES_STOPPED) || READ_ONCE(hpm->dead))
+		return;
+	hpm_event_update(hpm, event);
+}
+
+/* The counter index, for the mmap page (never usable for user reads here) */
+static int hpm_event_idx(struct perf_event *event)
+{
+	return event->hw.idx >= 0 ? event->hw.idx + 1 : 0;
+}
+
+static bool hpm_filter(struct pmu *pmu, int cpu)
+{
+	return !cpumask_test_cpu(cpu, &to_hpm(pmu)->harts);
+}
+
+/* Bring every running counter of this CPU up to date */
+static enum hrtimer_restart hpm_poll(struct hrtimer *timer)
+{
+	struct hpm_cpu *cpuc = container_of(timer, struct hpm_cpu, poll);
+	struct sifive_hpm *hpm = cpuc->hpm;
+	struct perf_event *event;
+	unsigned int idx;
+
+	/* After a CPU went offline the timer may run elsewhere: nothing to do then */
+	if (!cpuc->used || READ_ONCE(hpm->dead) || cpuc != this_cpu_ptr(hpm->cpus))
+		return HRTIMER_NORESTART;
+	for_each_set_bit(idx, &cpuc->used, SIFIVE_HPM_MAX_COUNTERS) {
+		event = cpuc->events[idx];
+		if (!(event->hw.state & PERF_HES_STOPPED))
+			hpm_event_update(hpm, event);
+	}
+	hrtimer_forward_now(timer, ns_to_ktime(hpm->poll_ns));
+	return HRTIMER_RESTART;
+}
+
+/*
+ * The counter overflow interrupt (Sscofpmf), in hard interrupt context on
+ * the hart: fold the wrap into the count and restart the counter half way
+ * to the next wrap, which also clears its overflow flag.
+ */
+static void hpm_overflow(void *data)
+{
+	struct sifive_hpm *hpm = data;
+	struct hpm_cpu *cpuc = this_cpu_ptr(hpm->cpus);
+	struct perf_event *event;
+	unsigned long ovf;
+	unsigned int idx;
+
+	if (READ_ONCE(hpm->dead))
+		return;
+	ovf = hpm->ops->read_overflow(hpm->ctx) & cpuc->used;
+	for_each_set_bit(idx, &ovf, SIFIVE_HPM_MAX_COUNTERS) {
+		event = cpuc->events[idx];
+		if (event->hw.state & PERF_HES_STOPPED)
+			continue;	/* the next start clears the flag */
+		hpm_event_update(hpm, event);
+		hpm_restart(hpm, event);
+	}
+}
+
+/* ---- sysfs ---- */
+
+/*
+ * Event aliases: the id is config | config1 << 20, which is all an alias
+ * needs (config1 only for raw events, whose selectors fit in 26 bits).
+ */
+#define HPM_ALIAS_ID(type, code, data) \
+	((u64)(type) << SIFIVE_HPM_CFG_TYPE_SHIFT | (code) | (u64)(data) << 20)
+#define HPM_GENERAL_ALIAS(name, code) \
+	PMU_EVENT_ATTR_ID(name, hpm_event_show, HPM_ALIAS_ID(SIFIVE_HPM_TYPE_GENERAL, code, 0))
+#define HPM_RAW_ALIAS(name, sel, desc) \
+	PMU_EVENT_ATTR_ID(name, hpm_event_show, HPM_ALIAS_ID(SIFIVE_HPM_TYPE_RAW, 0, sel)),
+
+static ssize_t hpm_event_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	struct perf_pmu_events_attr *ea = container_of(attr, struct perf_pmu_events_attr, attr);
+	unsigned int type = (ea->id >> SIFIVE_HPM_CFG_TYPE_SHIFT) & SIFIVE_HPM_CFG_TYPE_MASK;
+
+	if (type == SIFIVE_HPM_TYPE_RAW)
+		return sysfs_emit(buf, "type=%u,event_data=%#llx\n", type, ea->id >> 20);
+	return sysfs_emit(buf, "type=%u,code=%#llx\n", type, ea->id & SIFIVE_HPM_CFG_CODE_MASK);
+}
+
+static struct attribute *hpm_event_attrs[] = {
+	HPM_GENERAL_ALIAS(cycles, SIFIVE_HPM_GEN_CPU_CYCLES),
+	HPM_GENERAL_ALIAS(instructions, SIFIVE_HPM_GEN_INSTRUCTIONS),
+	HPM_GENERAL_ALIAS(cache_references, SIFIVE_HPM_GEN_CACHE_REFERENCES),
+	HPM_GENERAL_ALIAS(cache_misses, SIFIVE_HPM_GEN_CACHE_MISSES),
+	HPM_GENERAL_ALIAS(branch_instructions, SIFIVE_HPM_GEN_BRANCH_INSTRUCTIONS),
+	HPM_GENERAL_ALIAS(branch_misses, SIFIVE_HPM_GEN_BRANCH_MISSES),
+	HPM_GENERAL_ALIAS(bus_cycles, SIFIVE_HPM_GEN_BUS_CYCLES),
+	HPM_GENERAL_ALIAS(stalled_cycles_frontend, SIFIVE_HPM_GEN_STALLED_CYCLES_FRONTEND),
+	HPM_GENERAL_ALIAS(stalled_cycles_backend, SIFIVE_HPM_GEN_STALLED_CYCLES_BACKEND),
+	HPM_GENERAL_ALIAS(ref_cycles, SIFIVE_HPM_GEN_REF_CPU_CYCLES),
+	HPM_GENERAL_ALIAS(timestamp, SIFIVE_HPM_GEN_TIME),
+	SIFIVE_U74_EVENTS(HPM_RAW_ALIAS)
+	SIFIVE_U74_ALIASES(HPM_RAW_ALIAS)
+	NULL,
+};
+
+/* General events show only if the firmware can count them */
+static umode_t hpm_event_visible(struct kobject *kobj, struct attribute *attr, int i)
+{
+	struct sifive_hpm *hpm = to_hpm(dev_get_drvdata(kobj_to_dev(kobj)));
+	struct perf_pmu_events_attr *ea =
+		container_of(attr, struct perf_pmu_events_attr, attr.attr);
+	unsigned int type = (ea->id >> SIFIVE_HPM_CFG_TYPE_SHIFT) & SIFIVE_HPM_CFG_TYPE_MASK;
+	unsigned int code = ea->id & SIFIVE_HPM_CFG_CODE_MASK;
+
+	if (type != SIFIVE_HPM_TYPE_GENERAL || code == SIFIVE_HPM_GEN_TIME ||
+	    (code < SIFIVE_HPM_GEN_MAX && test_bit(code, hpm->gen_ok)))
+		return attr->mode;
+	return 0;
+}
+
+static const struct attribute_group hpm_events_group = {
+	.name = "events",
+	.attrs = hpm_event_attrs,
+	.is_visible = hpm_event_visible,
+};
+
+static struct attribute *hpm_format_attrs[] = {
+	SOCPMU_FORMAT_ATTR(code, "config:0-15"),
+	SOCPMU_FORMAT_ATTR(result_id, "config:0"),
+	SOCPMU_FORMAT_ATTR(op_id, "config:1-2"),
+	SOCPMU_FORMAT_ATTR(cache_id, "config:3-15"),
+	SOCPMU_FORMAT_ATTR(type, "config:16-19"),
+	SOCPMU_FORMAT_ATTR(event_data, "config1:0-63"),
+	NULL,
+};
+
+static const struct attribute_group hpm_format_group = {
+	.name = "format",
+	.attrs = hpm_format_attrs,
+};
+
+static ssize_t harts_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	struct sifive_hpm *hpm = to_hpm(dev_get_drvdata(dev));
+
+	return cpumap_print_to_pagebuf(true, buf, &hpm->harts);
+}
+static DEVICE_ATTR_RO(harts);
+
+/* One line per hardware counter: index, CSR, width in bits */
+static ssize_t counters_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	struct sifive_hpm *hpm = to_hpm(dev_get_drvdata(dev));
+	unsigned int i;
+	int len = 0;
+
+	for (i = 0; i < hpm->nr_counters; i++)
+		if (hpm->info[i])
+			len += sysfs_emit_at(buf, len, "%u %#lx %lu\n", i,
+					     SIFIVE_HPM_INFO_CSR(hpm->info[i]),
+					     SIFIVE_HPM_INFO_WIDTH(hpm->info[i]));
+	return len;
+}
+static DEVICE_ATTR_RO(counters);
+
+static struct attribute *hpm_pmu_attrs[] = {
+	&dev_attr_harts.attr,
+	&dev_attr_counters.attr,
+	NULL,
+};
+
+static const struct attribute_group hpm_pmu_group = {
+	.attrs = hpm_pmu_attrs,
+};
+
+static const struct attribute_group *hpm_groups[] = {
+	&hpm_events_group,
+	&hpm_format_group,
+	&hpm_pmu_group,
+	NULL,
+};
+
+/* ---- RISC-V backend: the SBI PMU extension ---- */
+
+#if defined(CONFIG_RISCV_SBI) && defined(CONFIG_64BIT)
+#include <asm/cpufeature.h>
+#include <asm/csr.h>
+#include <asm/sbi.h>
+
+#define HPM_SIFIVE_MVENDORID	0x489
+
+static bool any_vendor;
+module_param(any_vendor, bool, 0444);
+MODULE_PARM_DESC(any_vendor, "Use the SBI PMU on harts of any vendor, not only SiFive's");
+
+/* SBI's counter_info has the firmware-counter flag in the top bit */
+#define HPM_SBI_INFO_FW		BIT(BITS_PER_LONG - 1)
+
+static unsigned long hpm_sbi_info[SIFIVE_HPM_MAX_COUNTERS];
+
+static int hpm_sbi_errno(long err)
+{
+	switch (err) {
+	case SBI_SUCCESS:
+		return 0;
+	case SBI_ERR_INVALID_PARAM:
+		return -EINVAL;
+	case SBI_ERR_DENIED:
+		return -EPERM;
+	}
+	return -EOPNOTSUPP;
+}
+
+static unsigned int hpm_sbi_num_counters(void *ctx)
+{
+	struct sbiret ret = sbi_ecall(SBI_EXT_PMU, SBI_EXT_PMU_NUM_COUNTERS, 0, 0, 0, 0, 0, 0);
+
+	return ret.error ? 0 : min_t(unsigned long, ret.value, SIFIVE_HPM_MAX_COUNTERS);
+}
+
+/* Firmware counters (no CSR) are left out: they count firmware events only */
+static unsigned long hpm_sbi_counter_info(void *ctx, unsigned int idx)
+{
+	struct sbiret ret;
+
+	if (idx >= SIFIVE_HPM_MAX_COUNTERS)
+		return 0;
+	ret = sbi_ecall(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_GET_INFO, idx, 0, 0, 0, 0, 0);
+	if (ret.error || (ret.value & HPM_SBI_INFO_FW))
+		return 0;
+	hpm_sbi_info[idx] = ret.value;
+	return ret.value;
+}
+
+static long hpm_sbi_config_matching(void *ctx, unsigned long cbase, unsigned long cmask,
+				    unsigned long flags, unsigned long event_idx,
+				    u64 event_data)
+{
+	struct sbiret ret = sbi_ecall(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_CFG_MATCH, cbase,
+				      cmask, flags, event_idx, event_data, 0);
+
+	return ret.error ? hpm_sbi_errno(ret.error) : ret.value;
+}
+
+static int hpm_sbi_start(void *ctx, unsigned long cbase, unsigned long cmask,
+			 unsigned long flags, u64 ival)
+{
+	struct sbiret ret = sbi_ecall(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_START, cbase, cmask,
+				      flags, ival, 0, 0);
+
+	return hpm_sbi_errno(ret.error);
+}
+
+static int hpm_sbi_stop(void *ctx, unsigned long cbase, unsigned long cmask,
+			unsigned long flags)
+{
+	struct sbiret ret = sbi_ecall(SBI_EXT_PMU, SBI_EXT_PMU_COUNTER_STOP, cbase, cmask,
+				      flags, 0, 0, 0);
+
+	return hpm_sbi_errno(ret.error);
+}
+
+/* S-mode reads the counter CSRs directly (the firmware enables scounteren) */
+#define HPM_CSR_CASE(n)	case CSR_CYCLE + (n): return csr_read(CSR_CYCLE + (n));
+
+static u64 hpm_sbi_read(void *ctx, unsigned int idx)
+{
+	switch (SIFIVE_HPM_INFO_CSR(hpm_sbi_info[idx % SIFIVE_HPM_MAX_COUNTERS])) {
+	HPM_CSR_CASE(0) HPM_CSR_CASE(1) HPM_CSR_CASE(2) HPM_CSR_CASE(3)
+	HPM_CSR_CASE(4) HPM_CSR_CASE(5) HPM_CSR_CASE(6) HPM_CSR_CASE(7)
+	HPM_CSR_CASE(8) HPM_CSR_CASE(9) HPM_CSR_CASE(10) HPM_CSR_CASE(11)
+	HPM_CSR_CASE(12) HPM_CSR_CASE(13) HPM_CSR_CASE(14) HPM_CSR_CASE(15)
+	HPM_CSR_CASE(16) HPM_CSR_CASE(17) HPM_CSR_CASE(18) HPM_CSR_CASE(19)
+	HPM_CSR_CASE(20) HPM_CSR_CASE(21) HPM_CSR_CASE(22) HPM_CSR_CASE(23)
+	HPM_CSR_CASE(24) HPM_CSR_CASE(25) HPM_CSR_CASE(26) HPM_CSR_CASE(27)
+	HPM_CSR_CASE(28) HPM_CSR_CASE(29) HPM_CSR_CASE(30) HPM_CSR_CASE(31)
+	}
+	return 0;
+}
+
+/*
+ * No overflow interrupt: the local counter overflow interrupt is a per-CPU
+ * interrupt that riscv_pmu_sbi requests, and it cannot be shared.
+ */
+static const struct sifive_hpm_ops hpm_sbi_ops = {
+	.num_counters		= hpm_sbi_num_counters,
+	.counter_info		= hpm_sbi_counter_info,
+	.config_matching	= hpm_sbi_config_matching,
+	.start			= hpm_sbi_start,
+	.stop			= hpm_sbi_stop,
+	.read			= hpm_sbi_read,
+};
+
+static const struct sifive_hpm_ops *hpm_sbi_backend(bool *filter)
+{
+	BUILD_BUG_ON(SIFIVE_HPM_CFG_FLAG_SKIP_MATCH != SBI_PMU_CFG_FLAG_SKIP_MATCH ||
+		     SIFIVE_HPM_CFG_FLAG_CLEAR_VALUE != SBI_PMU_CFG_FLAG_CLEAR_VALUE ||
+		     SIFIVE_HPM_CFG_FLAG_SET_UINH != SBI_PMU_CFG_FLAG_SET_UINH ||
+		     SIFIVE_HPM_CFG_FLAG_SET_SINH != SBI_PMU_CFG_FLAG_SET_SINH ||
+		     SIFIVE_HPM_CFG_FLAG_SET_MINH != SBI_PMU_CFG_FLAG_SET_MINH ||
+		     SIFIVE_HPM_START_FLAG_SET_INIT_VALUE != SBI_PMU_START_FLAG_SET_INIT_VALUE ||
+		     SIFIVE_HPM_STOP_FLAG_RESET != SBI_PMU_STOP_FLAG_RESET);
+	/* Mode filtering needs Sscofpmf's inhibit bits */
+	*filter = riscv_isa_extension_available(NULL, SSCOFPMF);
+	return &hpm_sbi_ops;
+}
+
+static bool hpm_sbi_present(void)
+{
+	return sbi_probe_extension(SBI_EXT_PMU) > 0 &&
+	       (any_vendor || sbi_get_mvendorid() == HPM_SIFIVE_MVENDORID);
+}
+#else
+static const struct sifive_hpm_ops *hpm_sbi_backend(bool *filter)
+{
+	return NULL;
+}
+
+static bool hpm_sbi_present(void)
+{
+	return false;
+}
+#endif
+
+/* ---- probe and removal ---- */
+
+/*
+ * Which general and cache events can the firmware count? Ask it, on a hart
+ * (a trial counter_config_matching, released at once), as riscv_pmu_sbi
+ * does.
+ */
+static void hpm_check_events(void *data)
+{
+	struct sifive_hpm *hpm = data;
+	unsigned long cmask = hpm->prog_mask | HPM_FIXED_MASK;
+	unsigned int code;
+	long idx;
+
+	for (code = 1; code < SIFIVE_HPM_GEN_MAX + SIFIVE_HPM_CACHE_NR_CODES; code++) {
+		bool cache = code >= SIFIVE_HPM_GEN_MAX;
+		unsigned int c = cache ? code - SIFIVE_HPM_GEN_MAX : code;
+
+		unsigned int type = cache ? SIFIVE_HPM_TYPE_CACHE : SIFIVE_HPM_TYPE_GENERAL;
+
+		idx = hpm->ops->config_matching(hpm->ctx, 0, cmask, 0,
+						SIFIVE_HPM_EVENT_IDX(type, c), 0);
+		if (idx < 0)
+			continue;
+		hpm->ops->stop(hpm->ctx, idx, 1, SIFIVE_HPM_STOP_FLAG_RESET);
+		__set_bit(c, cache ? hpm->cache_ok : hpm->gen_ok);
+	}
+}
+
+static int hpm_read_harts(struct device *dev, struct cpumask *harts)
+{
+	unsigned int n, cpu;
+
+	if (device_property_read_u32(dev, "sifive,num-harts", &n)) {
+		cpumask_copy(harts, cpu_possible_mask);
+		return 0;
+	}
+	cpumask_clear(harts);
+	for_each_possible_cpu(cpu)
+		if (cpu < n)
+			cpumask_set_cpu(cpu, harts);
+	return cpumask_empty(harts) ? -EINVAL : 0;
+}
+
+static void hpm_free(struct sifive_hpm *hpm)
+{
+	perf_pmu_unregister(&hpm->pmu);
+	free_percpu(hpm->cpus);
+	ida_free(&hpm_ida, hpm->id);
+	kfree(hpm);
+}
+
+static int hpm_probe(struct platform_device *pdev)
+{
+	const struct sifive_hpm_platform_data *pdata = dev_get_platdata(&pdev->dev);
+	struct device *dev = &pdev->dev;
+	struct sifive_hpm *hpm;
+	unsigned int i, width, min_width = 64, cpu;
+	u64 clock_hz;
+	int ret;
+
+	hpm = kzalloc(sizeof(*hpm), GFP_KERNEL);
+	if (!hpm)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&hpm->zombie);
+	if (pdata) {
+		hpm->ops = pdata->ops;
+		hpm->ctx = pdata->ctx;
+	} else {
+		hpm->ops = hpm_sbi_backend(&hpm->filter);
+	}
+	ret = -ENODEV;
+	if (!hpm->ops)
+		goto err_free;
+	ret = hpm_read_harts(dev, &hpm->harts);
+	if (ret) {
+		dev_err(dev, "bad sifive,num-harts\n");
+		goto err_free;
+	}
+	if (socpmu_read_clock(dev, &clock_hz))
+		clock_hz = HPM_DEFAULT_CLOCK_HZ;
+
+	hpm->nr_counters = min(hpm->ops->num_counters(hpm->ctx), SIFIVE_HPM_MAX_COUNTERS);
+	for (i = 0; i < hpm->nr_counters; i++) {
+		hpm->info[i] = hpm->ops->counter_info(hpm->ctx, i);
+		width = SIFIVE_HPM_INFO_WIDTH(hpm->info[i]);
+		hpm->width_mask[i] = GENMASK_ULL(width - 1, 0);
+		if (!hpm->info[i] || i < SIFIVE_HPM_CTR_HPM0)
+			continue;
+		hpm->prog_mask |= BIT(i);
+		min_width = min(min_width, width);
+	}
+	if (hpm->nr_counters <= SIFIVE_HPM_CTR_INSTRET) {
+		dev_err(dev, "no counters\n");
+		goto err_free;
+	}
+	/* At most one increment per cycle */
+	hpm->poll_ns = socpmu_poll_ns(clock_hz, min_width);
+
+	cpu = cpumask_first_and(&hpm->harts, cpu_online_mask);
+	if (cpu < nr_cpu_ids)
+		smp_call_function_single(cpu, hpm_check_events, hpm, 1);
+
+	hpm->cpus = alloc_percpu(struct hpm_cpu);
+	ret = -ENOMEM;
+	if (!hpm->cpus)
+		goto err_free;
+	for_each_possible_cpu(cpu) {
+		struct hpm_cpu *cpuc = per_cpu_ptr(hpm->cpus, cpu);
+
+		cpuc->hpm = hpm;
+		hrtimer_init(&cpuc->poll, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+		cpuc->poll.function = hpm_poll;
+	}
+
+	ret = ida_alloc(&hpm_ida, GFP_KERNEL);
+	if (ret < 0)
+		goto err_percpu;
+	hpm->id = ret;
+	if (hpm->id)
+		snprintf(hpm->name, sizeof(hpm->name), "sifive_hpm_%d", hpm->id);
+	else
+		strscpy(hpm->name, "sifive_hpm");
+
+	if (hpm->ops->set_overflow_handler && hpm->ops->read_overflow)
+		hpm->overflow_irq = !hpm->ops->set_overflow_handler(hpm->ctx, hpm_overflow, hpm);
+
+	hpm->pmu = (struct pmu) {
+		.module		= THIS_MODULE,
+		.attr_groups	= hpm_groups,
+		.task_ctx_nr	= perf_sw_context,
+		.capabilities	= PERF_PMU_CAP_NO_INTERRUPT |
+				  (hpm->filter ? 0 : PERF_PMU_CAP_NO_EXCLUDE),
+		.event_init	= hpm_event_init,
+		.add		= hpm_add,
+		.del		= hpm_del,
+		.start		= hpm_start,
+		.stop		= hpm_stop,
+		.read		= hpm_read,
+		.event_idx	= hpm_event_idx,
+		.filter		= hpm_filter,
+	};
+	platform_set_drvdata(pdev, hpm);
+	ret = perf_pmu_register(&hpm->pmu, hpm->name, -1);
+	if (ret)
+		goto err_handler;
+
+	dev_info(dev, "%s: %u counters (%u programmable, %u bits), harts %*pbl%s\n",
+		 hpm->name, hpm->nr_counters,
+		 bitmap_weight(&hpm->prog_mask, SIFIVE_HPM_MAX_COUNTERS),
+		 hpm->prog_mask ? min_width : 0, cpumask_pr_args(&hpm->harts),
+		 hpm->overflow_irq ? ", overflow interrupt" : "");
+	return 0;
+
+err_handler:
+	if (hpm->overflow_irq)
+		hpm->ops->set_overflow_handler(hpm->ctx, NULL, NULL);
+	ida_free(&hpm_ida, hpm->id);
+err_percpu:
+	free_percpu(hpm->cpus);
+err_free:
+	kfree(hpm);
+	return dev_err_probe(dev, ret, "probe failed\n");
+}
+
+/* Bank the counts of this CPU's running events and release the counters */
+static void hpm_freeze_cpu(void *data)
+{
+	struct sifive_hpm *hpm = data;
+	struct hpm_cpu *cpuc = this_cpu_ptr(hpm->cpus);
+	struct perf_event *event;
+	unsigned int idx;
+
+	for_each_set_bit(idx, &cpuc->used, SIFIVE_HPM_MAX_COUNTERS) {
+		event = cpuc->events[idx];
+		if (!(event->hw.state & PERF_HES_STOPPED))
+			hpm_event_update(hpm, event);
+		hpm->ops->stop(hpm->ctx, idx, 1, SIFIVE_HPM_STOP_FLAG_RESET);
+	}
+}
+
+/*
+ * The device goes away. Perf in 6.12 cannot unregister a PMU that still has
+ * events, so with events open the PMU stays registered but dead: their
+ * counts freeze, nothing reaches the backend again, and the PMU is freed
+ * when the module goes, which perf's module references delay until every
+ * event is closed.
+ */
+static void hpm_remove(struct platform_device *pdev)
+{
+	struct sifive_hpm *hpm = platform_get_drvdata(pdev);
+	unsigned int cpu;
+
+	if (hpm->overflow_irq)
+		hpm->ops->set_overflow_handler(hpm->ctx, NULL, NULL);
+	/*
+	 * Every callback that touches the backend runs with interrupts off on
+	 * its CPU, so once the IPI has run everywhere none still does, and
+	 * later ones see @dead.
+	 */
+	WRITE_ONCE(hpm->dead, true);
+	on_each_cpu(hpm_freeze_cpu, hpm, 1);
+	for_each_possible_cpu(cpu)
+		hrtimer_cancel(&per_cpu_ptr(hpm->cpus, cpu)->poll);
+
+	/* Set @dead before counting the events: pairs with the barrier in hpm_event_init() */
+	smp_mb();
+	if (!atomic_read(&hpm->nr_events)) {
+		hpm_free(hpm);
+		return;
+	}
+	pr_info("%s: device removed with events open, counts frozen\n", hpm->name);
+	mutex_lock(&hpm_zombies_lock);
+	list_add_tail(&hpm->zombie, &hpm_zombies);
+	mutex_unlock(&hpm_zombies_lock);
+}
+
+static const struct platform_device_id hpm_ids[] = {
+	{ "sifive-hpm" },
+	{ }
+};
+MODULE_DEVICE_TABLE(platform, hpm_ids);
+
+static struct platform_driver hpm_driver = {
+	.driver = {
+		.name = "sifive-hpm",
+		.suppress_bind_attrs = true,
+	},
+	.id_table = hpm_ids,
+	.probe = hpm_probe,
+	.remove = hpm_remove,
+};
+
+static struct platform_device *hpm_sbi_pdev;
+
+static int __init hpm_init(void)
+{
+	int ret = platform_driver_register(&hpm_driver);
+
+	if (ret || !hpm_sbi_present())
+		return ret;
+	hpm_sbi_pdev = platform_device_register_simple("sifive-hpm", PLATFORM_DEVID_NONE,
+						       NULL, 0);
+	if (IS_ERR(hpm_sbi_pdev)) {
+		platform_driver_unregister(&hpm_driver);
+		return PTR_ERR(hpm_sbi_pdev);
+	}
+	return 0;
+}
+module_init(hpm_init);
+
+static void __exit hpm_exit(void)
+{
+	struct sifive_hpm *hpm, *tmp;
+
+	if (!IS_ERR_OR_NULL(hpm_sbi_pdev))
+		platform_device_unregister(hpm_sbi_pdev);
+	platform_driver_unregister(&hpm_driver);
+	/* Perf holds a module reference per event: none is left now */
+	mutex_lock(&hpm_zombies_lock);
+	list_for_each_entry_safe(hpm, tmp, &hpm_zombies, zombie) {
+		list_del(&hpm->zombie);
+		hpm_free(hpm);
+	}
+	mutex_unlock(&hpm_zombies_lock);
+}
+module_exit(hpm_exit);
+
+MODULE_DESCRIPTION("SiFive HPM counter PMU");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,1053 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * socpmu simulator: SiFive HPM counters (U74 class), with the SBI PMU
+ * firmware in front of them.
+ *
+ * Hart h is Linux CPU h. Per hart:
+ *  - counter 0 (cycle), 1 (time), 2 (instret): fixed, 64 bits; time is the
+ *    shared 1 MHz timebase and never stops;
+ *  - counters 3 .. 3+K-1: hpmcounters of `width` bits, each counting what
+ *    its mhpmevent selects: a U74 event class in bits 7:0 and a mask of the
+ *    class's events above; the selected events of a class are ORed (in a
+ *    cycle where several of them occur the counter still counts one);
+ *  - mcountinhibit: an inhibited counter does not count;
+ *  - counters wrap at their width. With sscofpmf=1 a wrapping hpmcounter
+ *    sets its OF flag (bit 63 of mhpmevent, shadowed in scountovf) and, on
+ *    the flag's 0 -> 1 transition, raises the local counter overflow
+ *    interrupt on its hart: the handler the driver registered runs in hard
+ *    interrupt context on that CPU (an irq_work when the overflow happens
+ *    on the hart's own CPU, else an IPI).
+ * Activity: a rate model and injection. The cycle counter follows the
+ * wall-clock time at freq_mhz while it is not inhibited; instret and every
+ * U74 event occur at a rate per 1000 cycles set in debugfs "rate" (0 by
+ * default, so that injected counts are exact). The model is brought up to
+ * date lazily, whenever the hart is looked at.
+ *
+ * The driver does not see these registers: it sees the SBI PMU extension
+ * (struct sifive_hpm_ops) that this file implements like OpenSBI does:
+ * counter_config_matching picks a free counter that can count the event
+ * (cycles and instructions only on their fixed counters, general and cache
+ * events through a U74 event map, raw events as the mhpmevent value), the
+ * fixed counters count as always configured for SKIP_MATCH (unless
+ * strict_skip=1: only counters configured before, as KVM's SBI does),
+ * start/stop drive mcountinhibit and stop with RESET releases a counter.
+ *
+ * debugfs, in /sys/kernel/debug/socpmu_sim/<name>/:
+ *   inject  "<hart|all> <event>[,<event>...] <n>": n cycles in which every
+ *           listed event occurs; each counter counting one of them (and not
+ *           inhibited) gains n. Events: cycle, instret, a U74 event name
+ *           (sifive_hpm's aliases) or an mhpmevent value (class | mask).
+ *   rate    "<hart|all> <event> <r>": instret or one U74 event occurs r
+ *           times per 1000 cycles (0..1000); reading lists the rates.
+ *   state   the counters of every hart.
+ *   ops     SBI calls made by the driver: "config N\nstart N\nstop N\n
+ *           read N\n"; writing 0 resets them.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": hpm: " fmt
+
+#include <linux/bitops.h>
+#include <linux/cpumask.h>
+#include <linux/debugfs.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/irq_work.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/overflow.h>
+#include <linux/platform_device.h>
+#include <linux/property.h>
+#include <linux/rcupdate.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+#include <linux/units.h>
+
+#include <socpmu/sifive_hpm.h>
+
+#include "sim.h"
+
+#define HPM_SIM_TIMEBASE_HZ	1000000ULL
+#define HPM_SIM_MAX_MHZ		100000
+#define HPM_SIM_RATE_ONE	1000	/* rate of one event per cycle */
+#define HPM_SIM_OF		BIT_ULL(63)
+#define HPM_SIM_INH_SHIFT	58	/* Sscofpmf VUINH..MINH: mhpmevent bits 58-62 */
+#define HPM_SIM_SEL_MASK	(SIFIVE_U74_CLASS0_EVENTS | SIFIVE_U74_CLASS_MASK)
+
+/* Rate model events: 0 is instret, 1 + i the U74 event i */
+#define HPM_SIM_EV_INSTRET	0
+#define HPM_SIM_NR_EV		(1 + SIFIVE_U74_NR_EVENTS)
+
+struct hpm_sim_event {
+	const char *name;
+	u64 sel;	/* class | one mask bit */
+};
+
+static const struct hpm_sim_event hpm_sim_u74[] = {
+#define HPM_SIM_EV(n, v, d) { #n, v },
+	SIFIVE_U74_EVENTS(HPM_SIM_EV)
+#undef HPM_SIM_EV
+};
+
+static const struct hpm_sim_event hpm_sim_aliases[] = {
+#define HPM_SIM_EV(n, v, d) { #n, v },
+	SIFIVE_U74_ALIASES(HPM_SIM_EV)
+#undef HPM_SIM_EV
+};
+
+/* The firmware's event map: what general and cache events select on a U74 */
+#define HPM_SIM_FIXED_CYCLE	(~0ULL)
+#define HPM_SIM_FIXED_INSTRET	(~1ULL)
+
+static const u64 hpm_sim_general_map[SIFIVE_HPM_GEN_MAX] = {
+	[SIFIVE_HPM_GEN_CPU_CYCLES]		= HPM_SIM_FIXED_CYCLE,
+	[SIFIVE_HPM_GEN_INSTRUCTIONS]		= HPM_SIM_FIXED_INSTRET,
+	[SIFIVE_HPM_GEN_CACHE_MISSES]		= 0x0302,	/* I$ | D$ miss */
+	[SIFIVE_HPM_GEN_BRANCH_INSTRUCTIONS]	= 0x4000,	/* conditional branch */
+	[SIFIVE_HPM_GEN_BRANCH_MISSES]		= 0x6001,	/* direction | target */
+};
+
+#define HPM_SIM_MISS(id, op)	SIFIVE_HPM_CACHE_CODE(SIFIVE_HPM_CACHE_##id, \
+						      SIFIVE_HPM_OP_##op, SIFIVE_HPM_RESULT_MISS)
+static const u64 hpm_sim_cache_map[SIFIVE_HPM_CACHE_NR_CODES] = {
+	[HPM_SIM_MISS(L1D, READ)]	= 0x0202,
+	[HPM_SIM_MISS(L1D, WRITE)]	= 0x0202,
+	[HPM_SIM_MISS(L1I, READ)]	= 0x0102,
+	[HPM_SIM_MISS(DTLB, READ)]	= 0x1002,
+	[HPM_SIM_MISS(DTLB, WRITE)]	= 0x1002,
+	[HPM_SIM_MISS(ITLB, READ)]	= 0x0802,
+	[HPM_SIM_MISS(BPU, READ)]	= 0x6001,
+};
+
+struct hpm_sim_cfg {
+	unsigned int harts;	/* 0: every possible CPU */
+	unsigned int counters;
+	unsigned int width;
+	unsigned int freq_mhz;
+	bool sscofpmf;
+	bool strict_skip;
+};
+
+/**
+ * struct hpm_sim_hart - the counters of one hart
+ * @lock: protects everything below
+ * @ctr: counter values (within their width); @ctr[1] is unused (time)
+ * @mhpmevent: selectors of counters 3..; with Sscofpmf, OF and the
+ *	inhibit-in-mode bits on top
+ * @event_idx: firmware: the SBI event each configured counter counts
+ * @event_data: firmware: its event_data
+ * @inhibit: mcountinhibit
+ * @configured: firmware: counters given out by config_matching
+ * @last_ns: time up to which the rate model has played
+ * @rate: events per 1000 cycles, HPM_SIM_EV_*
+ * @frac: fractions of events carried over, in 1/1000
+ * @lcofi: the counter overflow interrupt, raised on the hart's own CPU
+ * @lcofi_ipi: the same, raised from another CPU
+ * @sim: the model
+ * @cpu: the hart's CPU
+ */
+struct hpm_sim_hart {
+	raw_spinlock_t lock;
+	u64 ctr[SIFIVE_HPM_MAX_COUNTERS];
+	u64 mhpmevent[SIFIVE_HPM_MAX_COUNTERS];
+	unsigned long event_idx[SIFIVE_HPM_MAX_COUNTERS];
+	u64 event_data[SIFIVE_HPM_MAX_COUNTERS];
+	u32 inhibit;
+	u32 configured;
+	u64 last_ns;
+	u32 rate[HPM_SIM_NR_EV];
+	u32 frac[HPM_SIM_NR_EV];
+	struct irq_work lcofi;
+	call_single_data_t lcofi_ipi;
+	struct hpm_sim *sim;
+	unsigned int cpu;
+};
+
+/**
+ * struct hpm_sim - the model of one device
+ * @cfg: its configuration
+ * @nr: number of counters (3 fixed + cfg->counters)
+ * @mask: width mask of the hpmcounters
+ * @freq_hz: hart clock
+ * @epoch_ns: time 0 of the cycle and time counters
+ * @ovf_fn: overflow handler of the driver (NULL: none)
+ * @ovf_data: its argument
+ * @calls: SBI calls: config, start, stop, read
+ * @harts: per hart state
+ */
+struct hpm_sim {
+	const struct hpm_sim_cfg *cfg;
+	unsigned int nr;
+	u64 mask;
+	u64 freq_hz;
+	u64 epoch_ns;
+	void (*ovf_fn)(void *data);
+	void *ovf_data;
+	atomic64_t calls[4];
+	struct hpm_sim_hart harts[];
+};
+
+enum { HPM_CALL_CONFIG, HPM_CALL_START, HPM_CALL_STOP, HPM_CALL_READ };
+static const char *const hpm_sim_call_names[] = { "config", "start", "stop", "read" };
+
+/* ---- configuration ---- */
+
+static void hpm_sim_cfg_init(void *data)
+{
+	struct hpm_sim_cfg *cfg = data;
+
+	cfg->counters = 2;	/* as on a U74 */
+	cfg->width = 40;
+	cfg->freq_mhz = 1000;
+}
+
+static int hpm_sim_cfg_parse(void *data, const char *key, const char *val)
+{
+	struct hpm_sim_cfg *cfg = data;
+	unsigned int v;
+	int ret;
+
+	if (!strcmp(key, "harts"))
+		return socpmu_sim_parse_uint(key, val, 1, nr_cpu_ids, &cfg->harts);
+	if (!strcmp(key, "counters"))
+		return socpmu_sim_parse_uint(key, val, 0, SIFIVE_HPM_MAX_PROGRAMMABLE,
+					     &cfg->counters);
+	if (!strcmp(key, "width"))
+		return socpmu_sim_parse_uint(key, val, 8, 64, &cfg->width);
+	if (!strcmp(key, "freq_mhz"))
+		return socpmu_sim_parse_uint(key, val, 1, HPM_SIM_MAX_MHZ, &cfg->freq_mhz);
+	if (!strcmp(key, "sscofpmf")) {
+		ret = socpmu_sim_parse_uint(key, val, 0, 1, &v);
+		cfg->sscofpmf = v;
+		return ret;
+	}
+	if (!strcmp(key, "strict_skip")) {
+		ret = socpmu_sim_parse_uint(key, val, 0, 1, &v);
+		cfg->strict_skip = v;
+		return ret;
+	}
+	pr_debug("unknown parameter \"%s\"\n", key);
+	return -EINVAL;
+}
+
+static int hpm_sim_cfg_show(const void *data, char *buf, int at)
+{
+	const struct hpm_sim_cfg *cfg = data;
+
+	return sysfs_emit_at(buf, at,
+			     " harts=%u counters=%u width=%u freq_mhz=%u sscofpmf=%u strict_skip=%u",
+			     cfg->harts, cfg->counters, cfg->width, cfg->freq_mhz,
+			     cfg->sscofpmf, cfg->strict_skip);
+}
+
+/* ---- the counters ---- */
+
+static u64 hpm_sim_cycles_at(struct hpm_sim *hs, u64 ns)
+{
+	return mul_u64_u64_div_u64(ns - hs->epoch_ns, hs->freq_hz, NSEC_PER_SEC);
+}
+
+static u64 hpm_sim_width_mask(struct hpm_sim *hs, unsigned int idx)
+{
+	return idx < SIFIVE_HPM_CTR_HPM0 ? U64_MAX : hs->mask;
+}
+
+/* Add @n to counter @idx; true when this raised the overflow interrupt. */
+static bool hpm_sim_count(struct hpm_sim_hart *h, unsigned int idx, u64 n)
+{
+	struct hpm_sim *hs = h->sim;
+	u64 mask = hpm_sim_width_mask(hs, idx), old = h->ctr[idx], val;
+	bool wrapped;
+
+	if (!n || (h->inhibit & BIT(idx)))
+		return false;
+	wrapped = check_add_overflow(old, n, &val) || val > mask;
+	h->ctr[idx] = val & mask;
+	if (!wrapped || !hs->cfg->sscofpmf || idx < SIFIVE_HPM_CTR_HPM0 ||
+	    (h->mhpmevent[idx] & HPM_SIM_OF))
+		return false;
+	h->mhpmevent[idx] |= HPM_SIM_OF;
+	return true;
+}
+
+/* Does selector @sel count an occurrence of the events in @fired (per class)? */
+static bool hpm_sim_selects(u64 sel, const u64 *fired)
+{
+	u64 cls = sel & SIFIVE_U74_CLASS_MASK;
+
+	return cls < SIFIVE_U74_NR_CLASSES && (fired[cls] & sel & ~SIFIVE_U74_CLASS_MASK);
+}
+
+/* Play the rate model up to @now; true when an overflow interrupt is due. */
+static bool hpm_sim_sync(struct hpm_sim_hart *h, u64 now)
+{
+	struct hpm_sim *hs = h->sim;
+	u64 inc[HPM_SIM_NR_EV] = { }, dc, q, v, sum, sel;
+	unsigned int e, i;
+	u32 r;
+	bool irq = false, any = false;
+
+	lockdep_assert_held(&h->lock);
+	if (now <= h->last_ns)
+		return false;
+	dc = hpm_sim_cycles_at(hs, now) - hpm_sim_cycles_at(hs, h->last_ns);
+	h->last_ns = now;
+	if (!dc)
+		return false;
+	irq |= hpm_sim_count(h, SIFIVE_HPM_CTR_CYCLE, dc);
+
+	q = div_u64_rem(dc, HPM_SIM_RATE_ONE, &r);
+	for (e = 0; e < HPM_SIM_NR_EV; e++) {
+		if (!h->rate[e])
+			continue;
+		/* dc * rate / 1000 without overflow, the remainder carried over */
+		v = (u64)r * h->rate[e] + h->frac[e];
+		inc[e] = q * h->rate[e] + div_u64_rem(v, HPM_SIM_RATE_ONE, &h->frac[e]);
+		any = true;
+	}
+	if (!any)
+		return irq;
+	irq |= hpm_sim_count(h, SIFIVE_HPM_CTR_INSTRET, inc[HPM_SIM_EV_INSTRET]);
+	for (i = SIFIVE_HPM_CTR_HPM0; i < hs->nr; i++) {
+		sel = h->mhpmevent[i] & HPM_SIM_SEL_MASK;
+		sum = 0;
+		for (e = 0; e < SIFIVE_U74_NR_EVENTS; e++) {
+			u64 ev = hpm_sim_u74[e].sel;
+
+			if (!inc[1 + e] ||
+			    (ev & SIFIVE_U74_CLASS_MASK) != (sel & SIFIVE_U74_CLASS_MASK))
+				continue;
+			if (sel & ev & ~SIFIVE_U74_CLASS_MASK)
+				sum += inc[1 + e];
+		}
+		/* ORed events: at most one per cycle */
+		irq |= hpm_sim_count(h, i, min(sum, dc));
+	}
+	return irq;
+}
+
+/* The interrupt, in hard interrupt context on the hart's CPU */
+static void hpm_sim_lcofi_ipi(void *data)
+{
+	struct hpm_sim_hart *h = data;
+	struct hpm_sim *hs = h->sim;
+	/* Pairs with the release in hpm_sim_set_overflow_handler(): ovf_data is set */
+	void (*fn)(void *data) = smp_load_acquire(&hs->ovf_fn);
+
+	if (fn)
+		fn(READ_ONCE(hs->ovf_data));
+}
+
+static void hpm_sim_lcofi(struct irq_work *work)
+{
+	hpm_sim_lcofi_ipi(container_of(work, struct hpm_sim_hart, lcofi));
+}
+
+/*
+ * Deliver the overflow interrupt of @h; call without h->lock. Never at
+ * once: the driver may be in the middle of an op on this CPU. A pending
+ * interrupt is not raised twice.
+ */
+static void hpm_sim_raise(struct hpm_sim_hart *h)
+{
+	int cpu;
+
+	if (!READ_ONCE(h->sim->ovf_fn))
+		return;
+	cpu = get_cpu();
+	if (cpu == h->cpu)
+		irq_work_queue(&h->lcofi);
+	else if (cpu_online(h->cpu))
+		smp_call_function_single_async(h->cpu, &h->lcofi_ipi);
+	put_cpu();
+}
+
+/*
+ * Wait until no overflow interrupt is pending or running. An IPI releases
+ * its csd before it calls the function, in the same interrupts-off section:
+ * an RCU grace period covers the rest.
+ */
+static void hpm_sim_lcofi_sync(struct hpm_sim *hs)
+{
+	unsigned int i;
+
+	for (i = 0; i < hs->cfg->harts; i++) {
+		irq_work_sync(&hs->harts[i].lcofi);
+		/* As csd_lock_wait(): the flag clears when the IPI has taken the csd */
+		while (smp_load_acquire(&hs->harts[i].lcofi_ipi.node.u_flags) & CSD_FLAG_LOCK)
+			cpu_relax();
+	}
+	synchronize_rcu();
+}
+
+static struct hpm_sim_hart *hpm_sim_this_hart(struct hpm_sim *hs)
+{
+	unsigned int cpu = smp_processor_id();
+
+	return cpu < hs->cfg->harts ? &hs->harts[cpu] : NULL;
+}
+
+/* ---- the SBI PMU firmware ---- */
+
+static unsigned int hpm_sim_num_counters(void *ctx)
+{
+	struct hpm_sim *hs = ctx;
+
+	return hs->nr;
+}
+
+static unsigned long hpm_sim_counter_info(void *ctx, unsigned int idx)
+{
+	struct hpm_sim *hs = ctx;
+
+	if (idx >= hs->nr)
+		return 0;
+	return SIFIVE_HPM_INFO(SIFIVE_HPM_CSR_CYCLE + idx,
+			       idx < SIFIVE_HPM_CTR_HPM0 ? 64 : hs->cfg->width);
+}
+
+/* The selector of an SBI event on a U74, a HPM_SIM_FIXED_*, or 0 if none */
+static u64 hpm_sim_map(unsigned long event_idx, u64 data)
+{
+	unsigned long type = event_idx >> SIFIVE_HPM_CFG_TYPE_SHIFT;
+	unsigned long code = event_idx & SIFIVE_HPM_CFG_CODE_MASK;
+
+	switch (type) {
+	case SIFIVE_HPM_TYPE_GENERAL:
+		return code < SIFIVE_HPM_GEN_MAX && !data ? hpm_sim_general_map[code] : 0;
+	case SIFIVE_HPM_TYPE_CACHE:
+		return code < SIFIVE_HPM_CACHE_NR_CODES && !data ? hpm_sim_cache_map[code] : 0;
+	case SIFIVE_HPM_TYPE_RAW:
+		return !code && sifive_u74_event_valid(data) ? data : 0;
+	}
+	return 0;
+}
+
+/* Can counter @idx take an event whose selector is @sel? */
+static bool hpm_sim_fits(struct hpm_sim *hs, unsigned int idx, u64 sel)
+{
+	if (idx == SIFIVE_HPM_CTR_CYCLE)
+		return sel == HPM_SIM_FIXED_CYCLE;
+	if (idx == SIFIVE_HPM_CTR_INSTRET)
+		return sel == HPM_SIM_FIXED_INSTRET;
+	if (idx == SIFIVE_HPM_CTR_TIME)
+		return false;
+	return sel != HPM_SIM_FIXED_CYCLE && sel != HPM_SIM_FIXED_INSTRET;
+}
+
+/* The counters of a cbase/cmask set, or 0 if it names a counter that does not exist */
+static u32 hpm_sim_set(struct hpm_sim *hs, unsigned long cbase, unsigned long cmask)
+{
+	if (!cmask || cbase >= hs->nr || __fls(cmask) >= hs->nr - cbase)
+		return 0;
+	return (u32)(cmask << cbase);
+}
+
+static long hpm_sim_config_matching(void *ctx, unsigned long cbase, unsigned long cmask,
+				    unsigned long flags, unsigned long event_idx,
+				    u64 event_data)
+{
+	struct hpm_sim *hs = ctx;
+	struct hpm_sim_hart *h = hpm_sim_this_hart(hs);
+	u32 set = hpm_sim_set(hs, cbase, cmask);
+	u64 sel = hpm_sim_map(event_idx, event_data);
+	unsigned long irqflags;
+	long idx = -EOPNOTSUPP;
+	bool irq;
+
+	atomic64_inc(&hs->calls[HPM_CALL_CONFIG]);
+	if (!h || !set)
+		return -EINVAL;
+	if (!sel)
+		return -EOPNOTSUPP;
+
+	raw_spin_lock_irqsave(&h->lock, irqflags);
+	irq = hpm_sim_sync(h, ktime_get_ns());
+	if (flags & SIFIVE_HPM_CFG_FLAG_SKIP_MATCH) {
+		unsigned int i = __ffs(set);
+
+		/*
+		 * A counter configured for this very event. OpenSBI counts the
+		 * fixed counters as always configured; with strict_skip they
+		 * are not (as in KVM's SBI), so that a caller has to retry
+		 * with a match.
+		 */
+		if (((h->configured & BIT(i)) && h->event_idx[i] == event_idx &&
+		     h->event_data[i] == event_data) ||
+		    (!hs->cfg->strict_skip && i < SIFIVE_HPM_CTR_HPM0 &&
+		     hpm_sim_fits(hs, i, sel)))
+			idx = i;
+		else
+			idx = -EINVAL;
+	} else {
+		unsigned long free = set & ~h->configured;
+		unsigned int i;
+
+		for_each_set_bit(i, &free, hs->nr) {
+			if (hpm_sim_fits(hs, i, sel)) {
+				idx = i;
+				break;
+			}
+		}
+	}
+	if (idx >= 0) {
+		if (!(h->configured & BIT(idx)))
+			h->inhibit |= BIT(idx);
+		h->configured |= BIT(idx);
+		h->event_idx[idx] = event_idx;
+		h->event_data[idx] = event_data;
+		if (idx >= SIFIVE_HPM_CTR_HPM0) {
+			h->mhpmevent[idx] = sel;
+			/* Sscofpmf: VUINH..MINH, flags bits 3-7, in mhpmevent bits 58-62 */
+			if (hs->cfg->sscofpmf)
+				h->mhpmevent[idx] |= (u64)((flags >> 3) & 0x1f) <<
+						     HPM_SIM_INH_SHIFT;
+		}
+		if (flags & SIFIVE_HPM_CFG_FLAG_CLEAR_VALUE)
+			h->ctr[idx] = 0;
+		if (flags & SIFIVE_HPM_CFG_FLAG_AUTO_START)
+			h->inhibit &= ~BIT(idx);
+	}
+	raw_spin_unlock_irqrestore(&h->lock, irqflags);
+	if (irq)
+		hpm_sim_raise(h);
+	return idx;
+}
+
+static int hpm_sim_start(void *ctx, unsigned long cbase, unsigned long cmask,
+			 unsigned long flags, u64 ival)
+{
+	struct hpm_sim *hs = ctx;
+	struct hpm_sim_hart *h = hpm_sim_this_hart(hs);
+	u32 set = hpm_sim_set(hs, cbase, cmask);
+	unsigned long irqflags, bits = set;
+	unsigned int i;
+	bool irq;
+
+	atomic64_inc(&hs->calls[HPM_CALL_START]);
+	if (!h || !set)
+		return -EINVAL;
+	raw_spin_lock_irqsave(&h->lock, irqflags);
+	irq = hpm_sim_sync(h, ktime_get_ns());
+	if ((set & h->configured) != set) {
+		raw_spin_unlock_irqrestore(&h->lock, irqflags);
+		return -EINVAL;
+	}
+	for_each_set_bit(i, &bits, hs->nr) {
+		if (flags & SIFIVE_HPM_START_FLAG_SET_INIT_VALUE)
+			h->ctr[i] = ival & hpm_sim_width_mask(hs, i);
+		h->inhibit &= ~BIT(i);
+		h->mhpmevent[i] &= ~HPM_SIM_OF;
+	}
+	raw_spin_unlock_irqrestore(&h->lock, irqflags);
+	if (irq)
+		hpm_sim_raise(h);
+	return 0;
+}
+
+static int hpm_sim_stop(void *ctx, unsigned long cbase, unsigned long cmask,
+			unsigned long flags)
+{
+	struct hpm_sim *hs = ctx;
+	struct hpm_sim_hart *h = hpm_sim_this_hart(hs);
+	u32 set = hpm_sim_set(hs, cbase, cmask);
+	unsigned long irqflags, bits = set;
+	unsigned int i;
+	bool irq;
+
+	atomic64_inc(&hs->calls[HPM_CALL_STOP]);
+	if (!h || !set)
+		return -EINVAL;
+	raw_spin_lock_irqsave(&h->lock, irqflags);
+	irq = hpm_sim_sync(h, ktime_get_ns());
+	if ((set & h->configured) != set) {
+		raw_spin_unlock_irqrestore(&h->lock, irqflags);
+		return -EINVAL;
+	}
+	h->inhibit |= set;
+	if (flags & SIFIVE_HPM_STOP_FLAG_RESET) {
+		h->configured &= ~set;
+		for_each_set_bit(i, &bits, hs->nr) {
+			h->event_idx[i] = 0;
+			h->event_data[i] = 0;
+			h->mhpmevent[i] = 0;
+		}
+	}
+	raw_spin_unlock_irqrestore(&h->lock, irqflags);
+	if (irq)
+		hpm_sim_raise(h);
+	return 0;
+}
+
+static u64 hpm_sim_read(void *ctx, unsigned int idx)
+{
+	struct hpm_sim *hs = ctx;
+	struct hpm_sim_hart *h = hpm_sim_this_hart(hs);
+	unsigned long irqflags;
+	u64 now = ktime_get_ns(), val;
+	bool irq;
+
+	atomic64_inc(&hs->calls[HPM_CALL_READ]);
+	if (!h || idx >= hs->nr)
+		return 0;
+	if (idx == SIFIVE_HPM_CTR_TIME)
+		return mul_u64_u64_div_u64(now - hs->epoch_ns, HPM_SIM_TIMEBASE_HZ, NSEC_PER_SEC);
+	raw_spin_lock_irqsave(&h->lock, irqflags);
+	irq = hpm_sim_sync(h, now);
+	val = h->ctr[idx];
+	raw_spin_unlock_irqrestore(&h->lock, irqflags);
+	if (irq)
+		hpm_sim_raise(h);
+	return val;
+}
+
+static unsigned long hpm_sim_read_overflow(void *ctx)
+{
+	struct hpm_sim *hs = ctx;
+	struct hpm_sim_hart *h = hpm_sim_this_hart(hs);
+	unsigned long irqflags, ovf = 0;
+	unsigned int i;
+	bool irq;
+
+	if (!h)
+		return 0;
+	raw_spin_lock_irqsave(&h->lock, irqflags);
+	irq = hpm_sim_sync(h, ktime_get_ns());
+	for (i = SIFIVE_HPM_CTR_HPM0; i < hs->nr; i++)
+		if (h->mhpmevent[i] & HPM_SIM_OF)
+			ovf |= BIT(i);
+	raw_spin_unlock_irqrestore(&h->lock, irqflags);
+	if (irq)
+		hpm_sim_raise(h);
+	return ovf;
+}
+
+static int hpm_sim_set_overflow_handler(void *ctx, void (*fn)(void *data), void *data)
+{
+	struct hpm_sim *hs = ctx;
+
+	if (!hs->cfg->sscofpmf)
+		return -EOPNOTSUPP;
+	if (fn) {
+		WRITE_ONCE(hs->ovf_data, data);
+		/* Publish @data with @fn: pairs with the acquire in hpm_sim_lcofi_ipi() */
+		smp_store_release(&hs->ovf_fn, fn);
+		return 0;
+	}
+	WRITE_ONCE(hs->ovf_fn, NULL);
+	hpm_sim_lcofi_sync(hs);
+	return 0;
+}
+
+static const struct sifive_hpm_ops hpm_sim_ops = {
+	.num_counters		= hpm_sim_num_counters,
+	.counter_info		= hpm_sim_counter_info,
+	.config_matching	= hpm_sim_config_matching,
+	.start			= hpm_sim_start,
+	.stop			= hpm_sim_stop,
+	.read			= hpm_sim_read,
+	.read_overflow		= hpm_sim_read_overflow,
+	.set_overflow_handler	= hpm_sim_set_overflow_handler,
+};
+
+/* ---- model life cycle ---- */
+
+static void *hpm_sim_create(struct socpmu_sim_dev *sdev)
+{
+	struct hpm_sim_cfg *cfg = sdev->cfg;
+	struct hpm_sim *hs;
+	unsigned int i;
+	u64 now;
+
+	if (!cfg->harts)
+		cfg->harts = nr_cpu_ids;
+	hs = kzalloc(struct_size(hs, harts, cfg->harts), GFP_KERNEL);
+	if (!hs)
+		return ERR_PTR(-ENOMEM);
+	hs->cfg = cfg;
+	hs->nr = SIFIVE_HPM_CTR_HPM0 + cfg->counters;
+	hs->mask = cfg->width == 64 ? U64_MAX : BIT_ULL(cfg->width) - 1;
+	hs->freq_hz = (u64)cfg->freq_mhz * HZ_PER_MHZ;
+	now = ktime_get_ns();
+	hs->epoch_ns = now;
+	for (i = 0; i < cfg->harts; i++) {
+		struct hpm_sim_hart *h = &hs->harts[i];
+
+		raw_spin_lock_init(&h->lock);
+		h->sim = hs;
+		h->cpu = i;
+		h->last_ns = now;
+		/* Out of reset every counter is inhibited but the time */
+		h->inhibit = GENMASK(hs->nr - 1, 0) & ~BIT(SIFIVE_HPM_CTR_TIME);
+		h->lcofi = IRQ_WORK_INIT_HARD(hpm_sim_lcofi);
+		INIT_CSD(&h->lcofi_ipi, hpm_sim_lcofi_ipi, h);
+	}
+	return hs;
+}
+
+static void hpm_sim_destroy(void *model)
+{
+	struct hpm_sim *hs = model;
+
+	hpm_sim_lcofi_sync(hs);
+	kfree(hs);
+}
+
+/* ---- debugfs ---- */
+
+/* The events named by a token: returns 0, or -EINVAL */
+struct hpm_sim_fire {
+	u64 cls[SIFIVE_U74_NR_CLASSES];	/* U74 events, per class */
+	bool cycle;
+	bool instret;
+};
+
+static int hpm_sim_lookup(const char *tok, u64 *sel)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(hpm_sim_u74); i++)
+		if (!strcmp(tok, hpm_sim_u74[i].name))
+			goto found;
+	for (i = 0; i < ARRAY_SIZE(hpm_sim_aliases); i++)
+		if (!strcmp(tok, hpm_sim_aliases[i].name)) {
+			*sel = hpm_sim_aliases[i].sel;
+			return 0;
+		}
+	if (!kstrtou64(tok, 0, sel) && sifive_u74_event_valid(*sel))
+		return 0;
+	pr_debug("unknown event \"%s\"\n", tok);
+	return -EINVAL;
+found:
+	*sel = hpm_sim_u74[i].sel;
+	return 0;
+}
+
+static int hpm_sim_parse_fire(char *list, struct hpm_sim_fire *f)
+{
+	char *tok;
+	u64 sel;
+
+	memset(f, 0, sizeof(*f));
+	while ((tok = strsep(&list, ","))) {
+		if (!strcmp(tok, "cycle") || !strcmp(tok, "cycles")) {
+			f->cycle = true;
+		} else if (!strcmp(tok, "instret") || !strcmp(tok, "instructions")) {
+			f->instret = true;
+		} else {
+			if (hpm_sim_lookup(tok, &sel))
+				return -EINVAL;
+			f->cls[sel & SIFIVE_U74_CLASS_MASK] |= sel & ~SIFIVE_U74_CLASS_MASK;
+		}
+	}
+	return 0;
+}
+
+/* "<hart|all>": the first and last hart */
+static int hpm_sim_parse_harts(struct hpm_sim *hs, const char *s, unsigned int *first,
+			       unsigned int *last)
+{
+	if (!strcmp(s, "all")) {
+		*first = 0;
+		*last = hs->cfg->harts - 1;
+		return 0;
+	}
+	if (socpmu_sim_parse_uint("hart", s, 0, hs->cfg->harts - 1, first))
+		return -EINVAL;
+	*last = *first;
+	return 0;
+}
+
+static void hpm_sim_fire(struct hpm_sim_hart *h, const struct hpm_sim_fire *f, u64 n)
+{
+	struct hpm_sim *hs = h->sim;
+	unsigned long irqflags;
+	unsigned int i;
+	bool irq;
+
+	raw_spin_lock_irqsave(&h->lock, irqflags);
+	irq = hpm_sim_sync(h, ktime_get_ns());
+	if (f->cycle)
+		irq |= hpm_sim_count(h, SIFIVE_HPM_CTR_CYCLE, n);
+	if (f->instret)
+		irq |= hpm_sim_count(h, SIFIVE_HPM_CTR_INSTRET, n);
+	for (i = SIFIVE_HPM_CTR_HPM0; i < hs->nr; i++)
+		if (hpm_sim_selects(h->mhpmevent[i] & HPM_SIM_SEL_MASK, f->cls))
+			irq |= hpm_sim_count(h, i, n);
+	raw_spin_unlock_irqrestore(&h->lock, irqflags);
+	if (irq)
+		hpm_sim_raise(h);
+}
+
+static ssize_t hpm_sim_inject_write(struct file *file, const char __user *ubuf,
+				    size_t count, loff_t *ppos)
+{
+	struct hpm_sim *hs = file->private_data;
+	struct hpm_sim_fire f;
+	unsigned int first, last, i;
+	char *cmd, *w[3];
+	u64 n;
+	int ret;
+
+	cmd = socpmu_sim_get_cmd(ubuf, count);
+	if (IS_ERR(cmd))
+		return PTR_ERR(cmd);
+	ret = socpmu_sim_split(cmd, w, 3);
+	if (!ret)
+		ret = hpm_sim_parse_harts(hs, w[0], &first, &last);
+	if (!ret)
+		ret = hpm_sim_parse_fire(w[1], &f);
+	if (!ret && kstrtou64(w[2], 0, &n))
+		ret = -EINVAL;
+	if (!ret) {
+		for (i = first; i <= last; i++)
+			hpm_sim_fire(&hs->harts[i], &f, n);
+		ret = count;
+	}
+	kfree(cmd);
+	return ret;
+}
+
+static const struct file_operations hpm_sim_inject_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = hpm_sim_inject_write,
+	.llseek = noop_llseek,
+};
+
+/* The rate model index of a single event */
+static int hpm_sim_rate_index(const char *tok)
+{
+	unsigned int i;
+	u64 sel;
+
+	if (!strcmp(tok, "instret") || !strcmp(tok, "instructions"))
+		return HPM_SIM_EV_INSTRET;
+	if (hpm_sim_lookup(tok, &sel))
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(hpm_sim_u74); i++)
+		if (hpm_sim_u74[i].sel == sel)
+			return 1 + i;
+	pr_debug("rate: \"%s\" is more than one event\n", tok);
+	return -EINVAL;
+}
+
+static ssize_t hpm_sim_rate_write(struct file *file, const char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	struct hpm_sim *hs = ((struct seq_file *)file->private_data)->private;
+	unsigned int first, last, i, rate;
+	unsigned long irqflags;
+	char *cmd, *w[3];
+	int ret, e = 0;
+	bool irq;
+
+	cmd = socpmu_sim_get_cmd(ubuf, count);
+	if (IS_ERR(cmd))
+		return PTR_ERR(cmd);
+	ret = socpmu_sim_split(cmd, w, 3);
+	if (!ret)
+		ret = hpm_sim_parse_harts(hs, w[0], &first, &last);
+	if (!ret) {
+		e = hpm_sim_rate_index(w[1]);
+		ret = e < 0 ? e : 0;
+	}
+	if (!ret)
+		ret = socpmu_sim_parse_uint("rate", w[2], 0, HPM_SIM_RATE_ONE, &rate);
+	if (!ret) {
+		for (i = first; i <= last; i++) {
+			struct hpm_sim_hart *h = &hs->harts[i];
+
+			raw_spin_lock_irqsave(&h->lock, irqflags);
+			/* What happened so far happened at the old rate */
+			irq = hpm_sim_sync(h, ktime_get_ns());
+			h->rate[e] = rate;
+			raw_spin_unlock_irqrestore(&h->lock, irqflags);
+			if (irq)
+				hpm_sim_raise(h);
+		}
+		ret = count;
+	}
+	kfree(cmd);
+	return ret;
+}
+
+static int hpm_sim_rate_show(struct seq_file *m, void *v)
+{
+	struct hpm_sim *hs = m->private;
+	unsigned long irqflags;
+	unsigned int i, e;
+	u32 rate[HPM_SIM_NR_EV];
+
+	for (i = 0; i < hs->cfg->harts; i++) {
+		raw_spin_lock_irqsave(&hs->harts[i].lock, irqflags);
+		memcpy(rate, hs->harts[i].rate, sizeof(rate));
+		raw_spin_unlock_irqrestore(&hs->harts[i].lock, irqflags);
+		seq_printf(m, "hart %u:", i);
+		for (e = 0; e < HPM_SIM_NR_EV; e++)
+			if (rate[e])
+				seq_printf(m, " %s=%u", e == HPM_SIM_EV_INSTRET ? "instret" :
+					   hpm_sim_u74[e - 1].name, rate[e]);
+		seq_putc(m, '\n');
+	}
+	return 0;
+}
+
+static int hpm_sim_rate_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, hpm_sim_rate_show, inode->i_private);
+}
+
+static const struct file_operations hpm_sim_rate_fops = {
+	.owner = THIS_MODULE,
+	.open = hpm_sim_rate_open,
+	.read = seq_read,
+	.write = hpm_sim_rate_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+struct hpm_sim_snap {
+	u64 ctr[SIFIVE_HPM_MAX_COUNTERS];
+	u64 mhpmevent[SIFIVE_HPM_MAX_COUNTERS];
+	unsigned long event_idx[SIFIVE_HPM_MAX_COUNTERS];
+	u32 inhibit;
+	u32 configured;
+};
+
+static int hpm_sim_state_show(struct seq_file *m, void *v)
+{
+	struct hpm_sim *hs = m->private;
+	struct hpm_sim_snap *snap __free(kfree) = kmalloc(sizeof(*snap), GFP_KERNEL);
+	struct hpm_sim_hart *h;
+	unsigned long irqflags;
+	unsigned int i, c;
+	bool irq;
+
+	if (!snap)
+		return -ENOMEM;
+	for (i = 0; i < hs->cfg->harts; i++) {
+		h = &hs->harts[i];
+		raw_spin_lock_irqsave(&h->lock, irqflags);
+		irq = hpm_sim_sync(h, ktime_get_ns());
+		memcpy(snap->ctr, h->ctr, sizeof(snap->ctr));
+		memcpy(snap->mhpmevent, h->mhpmevent, sizeof(snap->mhpmevent));
+		memcpy(snap->event_idx, h->event_idx, sizeof(snap->event_idx));
+		snap->inhibit = h->inhibit;
+		snap->configured = h->configured;
+		raw_spin_unlock_irqrestore(&h->lock, irqflags);
+		if (irq)
+			hpm_sim_raise(h);
+		seq_printf(m, "hart %u: mcountinhibit=%#x configured=%#x\n", i,
+			   snap->inhibit, snap->configured);
+		for (c = 0; c < hs->nr; c++) {
+			if (c == SIFIVE_HPM_CTR_TIME)
+				continue;
+			seq_printf(m, "  %2u csr=%#x value=%#llx mhpmevent=%#llx event_idx=%#lx\n",
+				   c, SIFIVE_HPM_CSR_CYCLE + c, snap->ctr[c],
+				   snap->mhpmevent[c], snap->event_idx[c]);
+		}
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(hpm_sim_state);
+
+static ssize_t hpm_sim_ops_read(struct file *file, char __user *ubuf, size_t count,
+				loff_t *ppos)
+{
+	struct hpm_sim *hs = file->private_data;
+	char buf[128];
+	int len = 0, i;
+
+	for (i = 0; i < ARRAY_SIZE(hs->calls); i++)
+		len += scnprintf(buf + len, sizeof(buf) - len, "%s %llu\n",
+				 hpm_sim_call_names[i], (u64)atomic64_read(&hs->calls[i]));
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static ssize_t hpm_sim_ops_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	struct hpm_sim *hs = file->private_data;
+	u64 val;
+	int ret, i;
+
+	ret = kstrtou64_from_user(ubuf, count, 0, &val);
+	if (ret)
+		return ret;
+	if (val)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(hs->calls); i++)
+		atomic64_set(&hs->calls[i], 0);
+	return count;
+}
+
+static const struct file_operations hpm_sim_ops_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = hpm_sim_ops_read,
+	.write = hpm_sim_ops_write,
+	.llseek = default_llseek,
+};
+
+static void hpm_sim_debugfs_init(struct socpmu_sim_dev *sdev, struct dentry *dir)
+{
+	debugfs_create_file("inject", 0200, dir, sdev->model, &hpm_sim_inject_fops);
+	debugfs_create_file("rate", 0600, dir, sdev->model, &hpm_sim_rate_fops);
+	debugfs_create_file("state", 0400, dir, sdev->model, &hpm_sim_state_fops);
+	debugfs_create_file("ops", 0600, dir, sdev->model, &hpm_sim_ops_fops);
+}
+
+/* ---- the device the driver binds to ---- */
+
+static void hpm_sim_del_child(void *child)
+{
+	platform_device_unregister(child);
+}
+
+/*
+ * Like socpmu_sim_add_child(), plus platform data: the driver reaches the
+ * model through the SBI ops table, not through a regmap.
+ */
+static int hpm_sim_add_children(struct socpmu_sim_dev *sdev)
+{
+	const struct hpm_sim_cfg *cfg = sdev->cfg;
+	const struct property_entry props[] = {
+		PROPERTY_ENTRY_U32("sifive,num-harts", cfg->harts),
+		PROPERTY_ENTRY_U64("clock-frequency", (u64)cfg->freq_mhz * HZ_PER_MHZ),
+		{ }
+	};
+	const struct sifive_hpm_platform_data pdata = {
+		.ops = &hpm_sim_ops,
+		.ctx = sdev->model,
+	};
+	const struct platform_device_info info = {
+		.parent = sdev->dev,
+		.name = "sifive-hpm",
+		.id = sdev->id,
+		.properties = props,
+		.data = &pdata,
+		.size_data = sizeof(pdata),
+	};
+	struct platform_device *child;
+
+	child = platform_device_register_full(&info);
+	if (IS_ERR(child))
+		return PTR_ERR(child);
+	return devm_add_action_or_reset(sdev->dev, hpm_sim_del_child, child);
+}
+
+const struct socpmu_sim_type socpmu_sim_hpm = {
+	.name = "hpm",
+	.cfg_size = sizeof(struct hpm_sim_cfg),
+	.cfg_init = hpm_sim_cfg_init,
+	.cfg_parse = hpm_sim_cfg_parse,
+	.cfg_show = hpm_sim_cfg_show,
+	.create = hpm_sim_create,
+	.destroy = hpm_sim_destroy,
+	.debugfs_init = hpm_sim_debugfs_init,
+	.add_children = hpm_sim_add_children,
+};

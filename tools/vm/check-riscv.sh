@@ -1,0 +1,160 @@
+#!/bin/bash
+# check-riscv.sh - `make check-riscv`: cross-build every socpmu module for
+# RISC-V, so that the code behind CONFIG_RISCV (the SBI backend of
+# sifive_hpm) and CONFIG_RISCV_M_MODE (the local CSR backend of pulp_pmu)
+# keeps compiling, with the same W=1 -Werror as the x86 build.
+#
+# Two riscv64 kernel build trees are prepared from Debian's
+# /usr/src/linux-source-6.12.tar.xz (extracted once) in $CACHE/riscv/:
+#   build-defconfig  `defconfig` (MMU, S-mode, SBI): the configuration of
+#                    RISC-V boards running Linux under OpenSBI
+#   build-nommu      `nommu_virt_defconfig` + modules, perf events and
+#                    debugfs: an M-mode kernel (CONFIG_RISCV_M_MODE)
+# each by `make ARCH=riscv CROSS_COMPILE=riscv64-linux-gnu- <config>
+# modules_prepare`. A stamp file records the source package and compiler
+# versions; the trees are prepared again only when one of them changes
+# (the first run takes a few minutes, later runs seconds).
+#
+# The module sources are copied to .build/riscv/<config>/ and built there
+# (out-of-tree builds write their objects next to the sources, and the x86
+# objects at the top of the tree must stay as they are). Every module of
+# Kbuild must come out as a RISC-V ELF object. The durations are printed.
+#
+# Installs the cross compiler, flex and bison with apt-get when they are
+# missing (needs root then). Environment: CACHE (default /var/cache/socpmu),
+# RISCV_CONFIGS (default "defconfig nommu").
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/../.." && pwd)
+CACHE=${CACHE:-/var/cache/socpmu}
+SERIES=6.12
+SRC_TARBALL=/usr/src/linux-source-$SERIES.tar.xz
+CROSS=riscv64-linux-gnu-
+RISCV_CONFIGS=${RISCV_CONFIGS:-defconfig nommu}
+JOBS=$(nproc)
+export DEBIAN_FRONTEND=noninteractive
+
+say() { printf 'check-riscv: %s\n' "$*"; }
+die() { printf 'check-riscv: error: %s\n' "$*" >&2; exit 1; }
+elapsed() { echo "$((SECONDS - $1))s"; }
+
+start=$SECONDS
+
+# Tools: the cross compiler and what kconfig needs to build itself.
+missing=()
+command -v ${CROSS}gcc >/dev/null || missing+=(gcc-riscv64-linux-gnu)
+command -v flex >/dev/null || missing+=(flex)
+command -v bison >/dev/null || missing+=(bison)
+command -v bc >/dev/null || missing+=(bc)
+if ((${#missing[@]})); then
+	((EUID == 0)) || die "missing ${missing[*]}: install them (apt-get install ${missing[*]}) or run as root"
+	say "installing ${missing[*]}"
+	apt-get install -y -q --no-install-recommends "${missing[@]}" ||
+		{ apt-get update -qq && apt-get install -y -q --no-install-recommends "${missing[@]}"; }
+fi
+[[ -f $SRC_TARBALL ]] || die "$SRC_TARBALL is missing: run 'make deps'"
+
+src_version=$(dpkg-query -W -f='${Version}' "linux-source-$SERIES" 2>/dev/null || stat -c %Y "$SRC_TARBALL")
+cc_version=$(${CROSS}gcc -dumpfullversion)
+riscv=$CACHE/riscv
+src=$riscv/linux-source-$SERIES
+mkdir -p "$riscv" || die "cannot create $riscv (set CACHE=... to use another place)"
+
+# One preparation at a time (two `make check` in parallel share the cache).
+exec 9>"$riscv/.lock"
+flock 9
+
+stamp_ok() { [[ -f $1 && $(<"$1") == "$src_version $cc_version" ]]; }
+
+# The source, extracted once per linux-source package version.
+if ! stamp_ok "$src/.socpmu-stamp"; then
+	t=$SECONDS
+	say "extracting $SRC_TARBALL into $src (once)"
+	rm -rf "$src" "$riscv"/build-* "$riscv/.src.tmp"
+	mkdir -p "$riscv/.src.tmp"
+	tar -xJf "$SRC_TARBALL" -C "$riscv/.src.tmp" --strip-components=1
+	mv "$riscv/.src.tmp" "$src"
+	echo "$src_version $cc_version" >"$src/.socpmu-stamp"
+	say "extracted in $(elapsed "$t")"
+fi
+
+# prepare NAME: a build tree $riscv/build-NAME ready for external modules.
+prepare() {
+	local name=$1 out=$riscv/build-$1 t=$SECONDS
+	local kmake=(make -s -C "$src" O="$out" ARCH=riscv CROSS_COMPILE=$CROSS -j"$JOBS")
+
+	stamp_ok "$out/.socpmu-stamp" && return 0
+	say "preparing $out (once)"
+	rm -rf "$out"
+	mkdir -p "$out"
+	case $name in
+	defconfig)
+		"${kmake[@]}" defconfig
+		;;
+	nommu)
+		"${kmake[@]}" nommu_virt_defconfig
+		"$src/scripts/config" --file "$out/.config" --enable MODULES --enable MODULE_UNLOAD \
+			--enable PERF_EVENTS --enable DEBUG_FS
+		"${kmake[@]}" olddefconfig
+		grep -q '^CONFIG_RISCV_M_MODE=y' "$out/.config" ||
+			die "$name: CONFIG_RISCV_M_MODE is not set"
+		;;
+	*)
+		die "unknown configuration $name"
+		;;
+	esac
+	grep -q '^CONFIG_MODULES=y' "$out/.config" || die "$name: CONFIG_MODULES is not set"
+	"${kmake[@]}" modules_prepare
+	echo "$src_version $cc_version" >"$out/.socpmu-stamp"
+	say "prepared $name in $(elapsed "$t")"
+}
+
+# The modules Kbuild declares, one per socpmu_module line.
+mapfile -t modules < <(sed -n 's/^\$(call socpmu_module,\([A-Za-z0-9_]*\),.*/\1/p' "$top/Kbuild")
+((${#modules[@]})) || die "no modules found in Kbuild"
+
+# build NAME: copy the sources and build every module against build-NAME.
+build() {
+	local name=$1 out=$riscv/build-$1 dest=$top/.build/riscv/$1 t=$SECONDS m ko bad=0
+
+	rm -rf "$dest"
+	mkdir -p "$dest"
+	(cd "$top" && find Kbuild drivers include \( -name Kbuild -o -name Makefile \
+		-o -name '*.[chS]' \) -type f -print0 | cpio -0pdm --quiet "$dest")
+	# No vmlinux, hence no Module.symvers: modpost cannot resolve kernel
+	# symbols and only warns about them (the notice and those warnings are
+	# filtered out); any other output fails the check.
+	local rc=0
+	make -s -C "$out" M="$dest" ARCH=riscv CROSS_COMPILE=$CROSS W=1 \
+		KBUILD_MODPOST_WARN=1 -j"$JOBS" modules >"$dest.log" 2>&1 || rc=$?
+	grep -v -E -e '^WARNING: modpost: "[^"]*" \[[^]]*\] undefined!$' \
+		-e '^WARNING: modpost: suppressed [0-9]+ unresolved symbol warnings' \
+		-e '^WARNING: Module.symvers is missing' \
+		-e '^ +(Modules may not have|You may get many|You can set KBUILD_MODPOST_WARN|if you want to proceed)' \
+		"$dest.log" >"$dest.problems" || true
+	if ((rc)) || [[ -s $dest.problems ]]; then
+		head -n 40 "$dest.problems" >&2
+		die "$name: the build failed or warned (full log: $dest.log)"
+	fi
+	for m in "${modules[@]}"; do
+		ko=$dest/$m.ko
+		if [[ ! -f $ko ]]; then
+			echo "check-riscv: $name: $m.ko was not built" >&2
+			bad=1
+		elif ! ${CROSS}readelf -h "$ko" | grep -q 'Machine:.*RISC-V'; then
+			echo "check-riscv: $name: $m.ko is not a RISC-V object" >&2
+			bad=1
+		fi
+	done
+	((bad == 0)) || die "$name: modules missing"
+	say "$name: built ${#modules[@]} modules (${modules[*]}) in $(elapsed "$t")"
+}
+
+for c in $RISCV_CONFIGS; do
+	prepare "$c"
+done
+for c in $RISCV_CONFIGS; do
+	build "$c"
+done
+say "OK in $(elapsed "$start")"
