@@ -468,45 +468,15 @@ TEST_F(esp, bad_config)
 	EXPECT_EQ(0, nfail);
 }
 
-static void set_sample_period(struct perf_event_attr *a) { a->sample_period = 100000; }
-static void set_sample_freq(struct perf_event_attr *a) { a->freq = 1; a->sample_freq = 10; }
-static void set_excl_user(struct perf_event_attr *a) { a->exclude_user = 1; }
-static void set_excl_kernel(struct perf_event_attr *a) { a->exclude_kernel = 1; }
-static void set_excl_hv(struct perf_event_attr *a) { a->exclude_hv = 1; }
-static void set_excl_idle(struct perf_event_attr *a) { a->exclude_idle = 1; }
-
+/* Counting only, system-wide only: sampling, exclude_* and per-task events are refused */
 TEST_F(esp, bad_attr)
 {
-	static const struct {
-		const char *what;
-		void (*set)(struct perf_event_attr *attr);
-		int err;
-	} cases[] = {
-		{ "sample_period",  set_sample_period, EOPNOTSUPP },
-		{ "sample_freq",    set_sample_freq,   EOPNOTSUPP },
-		{ "exclude_user",   set_excl_user,     EINVAL },
-		{ "exclude_kernel", set_excl_kernel,   EINVAL },
-		{ "exclude_hv",     set_excl_hv,       EINVAL },
-		{ "exclude_idle",   set_excl_idle,     EINVAL },
-	};
-	const struct esp_soc *s = &self->soc;
-	const uint64_t noc = ESP_MON_NOC_INJECT(1);
-	struct perf_event_attr attr;
-	int nfail = 0;
+	struct sp_attr_check c[SP_ATTR_CHECKS_MAX];
+	int n, nfail = 0;
 
-	sp_attr_init(&attr, &s->d, noc, 0);
-	check_result(_metadata, &nfail, 0, sp_try_open(&attr, -1, s->d.cpu, -1), "valid");
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		sp_attr_init(&attr, &s->d, noc, 0);
-		cases[i].set(&attr);
-		check_result(_metadata, &nfail, -cases[i].err,
-			     sp_try_open(&attr, -1, s->d.cpu, -1), "%s", cases[i].what);
-	}
-	/* per-task counting */
-	sp_attr_init(&attr, &s->d, noc, 0);
-	check_result(_metadata, &nfail, -EINVAL, sp_try_open(&attr, 0, -1, -1), "pid 0, cpu -1");
-	check_result(_metadata, &nfail, -EINVAL, sp_try_open(&attr, 0, s->d.cpu, -1),
-		     "pid 0, cpu %d", s->d.cpu);
+	n = sp_attr_checks(&self->soc.d, ESP_MON_NOC_INJECT(1), 0, 0, c, SP_ATTR_CHECKS_MAX);
+	for (int i = 0; i < n; i++)
+		check_result(_metadata, &nfail, c[i].want, c[i].got, "%s", c[i].what);
 	EXPECT_EQ(0, nfail);
 }
 

@@ -2,8 +2,9 @@
 /*
  * Generic userspace helpers for the socpmu selftests: simulator control
  * (new_device/del_device, the per-device debugfs files), finding the PMU a
- * driver registered for a simulated device, sysfs reads, and
- * perf_event_open wrappers.
+ * driver registered for a simulated device, sysfs reads, perf_event_open
+ * wrappers, the perf_event_attr checks every uncore PMU must pass, and
+ * module loading.
  *
  * Include it with -I../include from a selftests/<group>/ test as
  * "../lib/socpmu_test.h". Every helper returns 0 (or a value) on success
@@ -127,6 +128,17 @@ static inline void sp_sleep_ms(unsigned int ms)
 		;
 }
 
+/* Sleeps until CLOCK_MONOTONIC reaches @t_ns (an sp_now_ns() time). */
+static inline void sp_sleep_until(uint64_t t_ns)
+{
+	struct timespec ts = {
+		(time_t)(t_ns / 1000000000ull), (long)(t_ns % 1000000000ull)
+	};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
 static inline void sp_strip_nl(char *s)
 {
 	s[strcspn(s, "\n")] = '\0';
@@ -165,6 +177,15 @@ static inline int sp_pmu_write(const struct sp_dev *d, const char *file,
 
 	sp_pmu_path(path, sizeof(path), d, file);
 	return sp_write_file(path, str);
+}
+
+/* Writes @val in decimal to the PMU's sysfs file @file. */
+static inline int sp_pmu_write_u64(const struct sp_dev *d, const char *file, uint64_t val)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, val);
+	return sp_pmu_write(d, file, buf);
 }
 
 /* Parses a cpulist ("0", "0-3", "1,4-5"): number of CPUs, first one. */
@@ -259,6 +280,33 @@ static inline int sp_sim_device_line(const char *name, char *line, size_t len)
 		if (!strncmp(l, name, n) && l[n] == ' ')
 			snprintf(line, len, "%s", l);
 	return 0;
+}
+
+/*
+ * The simulator's devices, one "NAME TYPE key=val ..." line each in its
+ * devices file: their names and types. Returns the number of devices.
+ */
+static inline int sp_sim_list_devices(char names[][SP_NAME_LEN], char types[][SP_NAME_LEN],
+				      int max)
+{
+	char buf[16384], *l, *save = NULL;
+	int n = 0, ret = sp_read_file(SP_SIM_ROOT "/devices", buf, sizeof(buf));
+
+	if (ret < 0)
+		return ret;
+	for (l = strtok_r(buf, "\n", &save); l && n < max; l = strtok_r(NULL, "\n", &save))
+		if (sscanf(l, "%63s %63s", names[n], types[n]) == 2)
+			n++;
+	return n;
+}
+
+/* The unit argument of the debugfs files (inject, advance...): "all" for unit < 0. */
+static inline void sp_unit_str(char *buf, size_t len, int unit)
+{
+	if (unit < 0)
+		snprintf(buf, len, "all");
+	else
+		snprintf(buf, len, "%d", unit);
 }
 
 static inline int sp_debugfs_write(const struct sp_dev *d, const char *file,
@@ -398,6 +446,20 @@ static inline uint64_t sp_cfg1_unit(int unit)
 	return SP_CFG1_BYUNIT | (uint64_t)unit;
 }
 
+/*
+ * config1 for unit N as perf encodes "unit=N": the unit alone, the by-unit
+ * flag only for unit 0 (which perf cannot tell from no unit); the sum of
+ * every unit for unit < 0.
+ */
+static inline uint64_t sp_cfg1_unit_short(int unit)
+{
+	if (unit < 0)
+		return 0;
+	if (unit == 0)
+		return SP_CFG1_BYUNIT;
+	return (uint64_t)unit;
+}
+
 static inline void sp_attr_init(struct perf_event_attr *attr, const struct sp_dev *d,
 				uint64_t config, uint64_t config1)
 {
@@ -429,6 +491,77 @@ static inline int sp_try_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 		return fd;
 	close(fd);
 	return 0;
+}
+
+/* One open of sp_attr_checks(): what was tried, the result due and the result got. */
+struct sp_attr_check {
+	char what[32];
+	int want, got;		/* 0 or -errno */
+};
+
+#define SP_ATTR_CHECKS_MAX	16
+
+/* sp_attr_checks() flags */
+#define SP_ATTR_HOST_GUEST	(1u << 0)	/* exclude_host and exclude_guest too */
+
+/*
+ * sp_attr_checks() - the perf_event_attr checks of a counting-only,
+ * system-wide (uncore) PMU. The event @config/@config1 of @d must open on
+ * d->cpu as a plain counter; sampling (sample_period, or freq with
+ * sample_freq) must fail with EOPNOTSUPP; exclude_user, exclude_kernel,
+ * exclude_hv, exclude_idle (with SP_ATTR_HOST_GUEST also exclude_host and
+ * exclude_guest) with EINVAL; per-task counting (pid 0 on any CPU or on
+ * d->cpu) with EINVAL.
+ *
+ * Opens every case in that order (closing what opens) and fills @c with up
+ * to @max results (SP_ATTR_CHECKS_MAX is enough); the caller compares want
+ * with got. Returns the number of results.
+ */
+static inline int sp_attr_checks(const struct sp_dev *d, uint64_t config, uint64_t config1,
+				 unsigned int flags, struct sp_attr_check *c, int max)
+{
+	static const struct {
+		const char *what;
+		struct perf_event_attr set;	/* the fields the case sets */
+		int err;
+		unsigned int flag;		/* checked only with this flag, if any */
+	} cases[] = {
+		{ "valid event",    { 0 }, 0, 0 },
+		{ "sample_period",  { .sample_period = 100000 }, -EOPNOTSUPP, 0 },
+		{ "sample_freq",    { .freq = 1, .sample_freq = 10 }, -EOPNOTSUPP, 0 },
+		{ "exclude_user",   { .exclude_user = 1 }, -EINVAL, 0 },
+		{ "exclude_kernel", { .exclude_kernel = 1 }, -EINVAL, 0 },
+		{ "exclude_hv",     { .exclude_hv = 1 }, -EINVAL, 0 },
+		{ "exclude_idle",   { .exclude_idle = 1 }, -EINVAL, 0 },
+		{ "exclude_host",   { .exclude_host = 1 }, -EINVAL, SP_ATTR_HOST_GUEST },
+		{ "exclude_guest",  { .exclude_guest = 1 }, -EINVAL, SP_ATTR_HOST_GUEST },
+	};
+	struct perf_event_attr attr;
+	int cpus[2] = { -1, -1 }, n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases) && n < max; i++) {
+		if (cases[i].flag && !(flags & cases[i].flag))
+			continue;
+		attr = cases[i].set;
+		attr.size = sizeof(attr);
+		attr.type = (uint32_t)d->type;
+		attr.config = config;
+		attr.config1 = config1;
+		snprintf(c[n].what, sizeof(c[n].what), "%s", cases[i].what);
+		c[n].want = cases[i].err;
+		c[n].got = sp_try_open(&attr, -1, d->cpu, -1);
+		n++;
+	}
+
+	/* per-task counting: this process, on any CPU or on the PMU's CPU */
+	sp_attr_init(&attr, d, config, config1);
+	cpus[1] = d->cpu;
+	for (size_t i = 0; i < ARRAY_SIZE(cpus) && n < max; i++, n++) {
+		snprintf(c[n].what, sizeof(c[n].what), "pid 0, cpu %d", cpus[i]);
+		c[n].want = -EINVAL;
+		c[n].got = sp_try_open(&attr, 0, cpus[i], -1);
+	}
+	return n;
 }
 
 /* Reads a plain counter (read_format 0). */
@@ -479,6 +612,32 @@ static inline bool sp_module_loaded(const char *name)
 
 	snprintf(path, sizeof(path), "/sys/module/%s", name);
 	return sp_path_exists(path);
+}
+
+/* Loads module @name with modprobe unless it is there (or built in). */
+static inline void sp_module_load(const char *name)
+{
+	char cmd[128];
+
+	if (sp_module_loaded(name))
+		return;
+	/* failure is not checked here: the callers look for what they need */
+	snprintf(cmd, sizeof(cmd), "modprobe %s >/dev/null 2>&1", name);
+	system(cmd);
+}
+
+/*
+ * sp_sim_available() for the tests of PMU driver @module: loads socpmu_sim
+ * and @module with modprobe where they are missing. Returns 0, -ENODEV
+ * without the simulator, -ENOENT without @module or debugfs.
+ */
+static inline int sp_sim_available_for(const char *module)
+{
+	sp_module_load("socpmu_sim");
+	sp_module_load(module);
+	if (sp_path_exists(SP_SIM_ROOT "/new_device") && !sp_module_loaded(module))
+		return -ENOENT;
+	return sp_sim_available();
 }
 
 #endif /* SOCPMU_TEST_H */

@@ -31,11 +31,11 @@
 #define MAX_EVENTS	61
 #define POLL_MAX_US	60000000	/* the core's upper limit, 60 s */
 
-static struct tdev bench_dev;
+static struct tensix_dev bench_dev;
 
 static void cleanup(void)
 {
-	tdev_delete(&bench_dev);
+	tensix_dev_delete(&bench_dev);
 }
 
 static void on_signal(int sig)
@@ -57,7 +57,7 @@ struct result {
 	double ns_event;		/* per event read */
 };
 
-static int open_events(const struct tdev *d, const struct config *c,
+static int open_events(const struct tensix_dev *t, const struct config *c,
 		       int *fd)
 {
 	int n = 0;
@@ -65,15 +65,12 @@ static int open_events(const struct tdev *d, const struct config *c,
 	for (size_t i = 0; i < ARRAY_SIZE(tensix_events) && n < c->nevents;
 	     i++) {
 		const struct tev *e = &tensix_events[i];
-		struct perf_event_attr attr;
 
 		if (e->bank != TENSIX_BANK_INSTRN_THREAD)
 			continue;
-		tattr_init(&attr, d, cfg_tev(e), cfg1_core(c->core));
-		if (c->group)
-			attr.read_format = PERF_FORMAT_GROUP;
-		fd[n] = tensix_open_attr(d, &attr,
-					 c->group && n ? fd[0] : -1);
+		fd[n] = sp_open(&t->d, cfg_tev(e), sp_cfg1_unit_short(c->core),
+				c->group && n ? fd[0] : -1,
+				c->group ? PERF_FORMAT_GROUP : 0);
 		if (fd[n] < 0) {
 			ksft_print_msg("open %s: %s\n", e->name,
 				       strerror(-fd[n]));
@@ -85,17 +82,18 @@ static int open_events(const struct tdev *d, const struct config *c,
 }
 
 /* Injects a known count into the first event and checks it reads back. */
-static int check_first(const struct tdev *d, const struct config *c, int fd)
+static int check_first(const struct tensix_dev *t, const struct config *c,
+		       int fd)
 {
 	const uint64_t n = 12345;
 	uint64_t buf[1 + MAX_EVENTS], want;
 	int ret;
 
-	ret = sim_inject(d, c->core < 0 ? -1 : c->core,
-			 TENSIX_BANK_INSTRN_THREAD, tensix_events[0].id, n);
+	ret = tensix_inject(t, c->core < 0 ? -1 : c->core,
+			    TENSIX_BANK_INSTRN_THREAD, tensix_events[0].id, n);
 	if (ret)
 		return ret;
-	want = c->core < 0 ? n * d->cores : n;
+	want = c->core < 0 ? n * t->cores : n;
 	if (read(fd, buf, sizeof(buf)) < (ssize_t)sizeof(uint64_t))
 		return -errno;
 	if (buf[c->group ? 1 : 0] != want) {
@@ -108,23 +106,23 @@ static int check_first(const struct tdev *d, const struct config *c, int fd)
 	return 0;
 }
 
-static int measure(const struct tdev *d, const struct config *c, int reads,
-		   struct result *res)
+static int measure(const struct tensix_dev *t, const struct config *c,
+		   int reads, struct result *res)
 {
 	int fd[MAX_EVENTS], ret, calls = 0;
 	uint64_t buf[1 + MAX_EVENTS], r, w, t0, t1;
 
 	for (int i = 0; i < MAX_EVENTS; i++)
 		fd[i] = -1;
-	ret = open_events(d, c, fd);
+	ret = open_events(t, c, fd);
 	if (!ret)
-		ret = check_first(d, c, fd[0]);
+		ret = check_first(t, c, fd[0]);
 	if (!ret)
-		ret = sim_regs_reset(d);
+		ret = sp_regs_reset(&t->d);
 	if (ret)
 		goto out;
 
-	t0 = now_ns();
+	t0 = sp_now_ns();
 	for (int i = 0; i < reads && !ret; i++) {
 		for (int k = 0; k < (c->group ? 1 : c->nevents); k++, calls++) {
 			if (read(fd[k], buf, sizeof(buf)) <
@@ -134,9 +132,9 @@ static int measure(const struct tdev *d, const struct config *c, int reads,
 			}
 		}
 	}
-	t1 = now_ns();
+	t1 = sp_now_ns();
 	if (!ret)
-		ret = sim_regs(d, &r, &w);
+		ret = sp_regs(&t->d, &r, &w);
 	if (!ret) {
 		double event_reads = (double)reads * c->nevents;
 
@@ -158,7 +156,7 @@ int main(int argc, char **argv)
 	const char *arch = "wormhole";
 	int reads = 1000, cores = 4, opt, ret, nconf = 0;
 	struct config conf[ARRAY_SIZE(nevents) * 3];
-	char name[TDEV_NAME_LEN];
+	char name[SP_NAME_LEN];
 
 	while ((opt = getopt(argc, argv, "n:c:a:h")) != -1) {
 		switch (opt) {
@@ -194,7 +192,7 @@ int main(int argc, char **argv)
 
 	if (geteuid())
 		ksft_exit_skip("needs root\n");
-	ret = sim_available();
+	ret = sp_sim_available_for("tensix_pmu");
 	if (ret)
 		ksft_exit_skip("no socpmu_sim + tensix_pmu or no debugfs (%s)\n",
 			       strerror(-ret));
@@ -203,16 +201,16 @@ int main(int argc, char **argv)
 	atexit(cleanup);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	ret = tdev_create(&bench_dev, name, cores, arch);
+	ret = tensix_dev_create(&bench_dev, name, cores, arch);
 	if (ret)
 		ksft_exit_fail_msg("creating %s: %s\n", name, strerror(-ret));
-	ret = pmu_write_u64(&bench_dev, "poll_interval_us", POLL_MAX_US);
+	ret = sp_pmu_write_u64(&bench_dev.d, "poll_interval_us", POLL_MAX_US);
 	if (ret)
 		ksft_print_msg("cannot slow the poll (%s): figures include it\n",
 			       strerror(-ret));
 
 	ksft_print_msg("%s: %s, %d cores, PMU %s, %d reads of every event\n",
-		       name, arch, cores, bench_dev.pmu, reads);
+		       name, arch, cores, bench_dev.d.pmu, reads);
 	ksft_print_msg("%6s %-6s %-6s %13s %14s %10s %9s\n", "events",
 		       "cores", "read", "reg reads/ev", "reg writes/ev",
 		       "ns/read()", "ns/event");

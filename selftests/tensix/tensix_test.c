@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 
 #include "kselftest_harness.h"
@@ -26,25 +27,25 @@
  * Assertion helpers (they need the harness's _metadata in scope)
  */
 
-#define INJECT(d, core, bank, id, n) do { \
-	int __r = sim_inject(d, core, bank, id, n); \
+#define INJECT(t, core, bank, id, n) do { \
+	int __r = tensix_inject(t, core, bank, id, n); \
 	ASSERT_EQ(0, __r) TH_LOG("inject core %d bank %u id %u n %llu: %s", \
 				 (int)(core), (unsigned int)(bank), \
 				 (unsigned int)(id), \
 				 (unsigned long long)(n), strerror(-__r)); \
 } while (0)
 
-#define ADVANCE(d, core, n) do { \
-	int __r = sim_advance(d, core, n); \
+#define ADVANCE(t, core, n) do { \
+	int __r = tensix_advance(t, core, n); \
 	ASSERT_EQ(0, __r) TH_LOG("advance core %d by %llu: %s", (int)(core), \
 				 (unsigned long long)(n), strerror(-__r)); \
 } while (0)
 
 /* Opens a counting event and asserts that it worked. */
-#define OPEN_OK(d, config, config1, group_fd) ({ \
-	int __fd = tensix_open(d, config, config1, group_fd); \
+#define OPEN_OK(t, config, config1, group_fd) ({ \
+	int __fd = sp_open(&(t)->d, config, config1, group_fd, 0); \
 	ASSERT_LE(0, __fd) TH_LOG("%s: open config=%#llx config1=%#llx: %s", \
-				  (d)->pmu, (unsigned long long)(config), \
+				  (t)->d.pmu, (unsigned long long)(config), \
 				  (unsigned long long)(config1), \
 				  strerror(-__fd)); \
 	__fd; })
@@ -56,32 +57,20 @@
 static uint64_t read_ok(struct __test_metadata *_metadata, int fd)
 {
 	uint64_t val = 0;
-	int ret = read_count(fd, &val);
+	int ret = sp_read_count(fd, &val);
 
 	ASSERT_EQ(0, ret) TH_LOG("read: %s", strerror(-ret));
 	return val;
 }
 
-/* Opens and closes an event; returns 0 or -errno. */
-static int try_open(struct perf_event_attr *attr, pid_t pid, int cpu,
-		    int group_fd)
-{
-	int fd = sys_perf_event_open(attr, pid, cpu, group_fd, 0);
-
-	if (fd < 0)
-		return fd;
-	close(fd);
-	return 0;
-}
-
-static int try_open_cfg(const struct tdev *d, uint64_t config,
+static int try_open_cfg(const struct tensix_dev *t, uint64_t config,
 			uint64_t config1, uint64_t config2)
 {
 	struct perf_event_attr attr;
 
-	tattr_init(&attr, d, config, config1);
+	sp_attr_init(&attr, &t->d, config, config1);
 	attr.config2 = config2;
-	return try_open(&attr, -1, d->cpu, -1);
+	return sp_try_open(&attr, -1, t->d.cpu, -1);
 }
 
 static const char *err_name(int ret)
@@ -111,32 +100,15 @@ static void check_result(struct __test_metadata *_metadata, int *nfail,
 	       err_name(got));
 }
 
-/* Group read (PERF_FORMAT_GROUP without times): values in group order. */
-static int read_group(int fd, uint64_t *vals, int max)
-{
-	uint64_t buf[1 + 16];
-	ssize_t n = read(fd, buf, sizeof(buf));
-
-	if (n < (ssize_t)sizeof(uint64_t))
-		return n < 0 ? -errno : -EIO;
-	if ((int)buf[0] > max || (size_t)n < (1 + buf[0]) * sizeof(uint64_t))
-		return -EIO;
-	memcpy(vals, &buf[1], buf[0] * sizeof(uint64_t));
-	return (int)buf[0];
-}
-
-static int open_group_member(const struct tdev *d, uint64_t config,
+static int open_group_member(const struct tensix_dev *t, uint64_t config,
 			     uint64_t config1, int group_fd)
 {
-	struct perf_event_attr attr;
-
-	tattr_init(&attr, d, config, config1);
-	attr.read_format = PERF_FORMAT_GROUP;
-	return tensix_open_attr(d, &attr, group_fd);
+	return sp_open(&t->d, config, config1, group_fd, PERF_FORMAT_GROUP);
 }
 
 /* Software cpu-clock event on the PMU's CPU, optionally in a group. */
-static int open_sw(const struct tdev *d, int group_fd, uint64_t read_format)
+static int open_sw(const struct tensix_dev *t, int group_fd,
+		   uint64_t read_format)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
@@ -145,7 +117,7 @@ static int open_sw(const struct tdev *d, int group_fd, uint64_t read_format)
 		.read_format = read_format,
 	};
 
-	return sys_perf_event_open(&attr, -1, d->cpu, group_fd, 0);
+	return sp_perf_event_open(&attr, -1, t->d.cpu, group_fd, 0);
 }
 
 /* ---------------------------------------------------------------------
@@ -153,8 +125,8 @@ static int open_sw(const struct tdev *d, int group_fd, uint64_t read_format)
  */
 
 FIXTURE(tensix) {
-	struct tdev dev;	/* the device under test */
-	struct tdev extra;	/* a second device some tests create */
+	struct tensix_dev dev;		/* the device under test */
+	struct tensix_dev extra;	/* a second device some tests create */
 };
 
 FIXTURE_VARIANT(tensix) {
@@ -174,21 +146,22 @@ FIXTURE_VARIANT_ADD(tensix, blackhole) {
 
 FIXTURE_SETUP(tensix)
 {
-	char name[TDEV_NAME_LEN];
+	char name[SP_NAME_LEN];
 	int ret;
 
 	if (geteuid())
 		SKIP(return, "needs root");
-	ret = sim_available();
+	ret = sp_sim_available_for("tensix_pmu");
 	if (ret)
 		SKIP(return, "no socpmu_sim + tensix_pmu or no debugfs (%s)",
 		     strerror(-ret));
 
 	snprintf(name, sizeof(name), "tt_test_%d", getpid());
-	ret = tdev_create(&self->dev, name, variant->cores, variant->arch);
+	ret = tensix_dev_create(&self->dev, name, variant->cores,
+				variant->arch);
 	if (ret) {
 		/* no teardown after a failed setup: clean up here */
-		tdev_delete(&self->dev);
+		tensix_dev_delete(&self->dev);
 		ASSERT_EQ(0, ret) TH_LOG("creating %s (%s, %d cores): %s",
 					 name, variant->arch, variant->cores,
 					 strerror(-ret));
@@ -198,13 +171,13 @@ FIXTURE_SETUP(tensix)
 /* Runs in the parent: after the test process (and its fds) are gone. */
 FIXTURE_TEARDOWN_PARENT(tensix)
 {
-	struct tdev *devs[] = { &self->extra, &self->dev };
+	struct tensix_dev *devs[] = { &self->extra, &self->dev };
 
 	for (size_t i = 0; i < ARRAY_SIZE(devs); i++) {
-		int ret = tdev_delete(devs[i]);
+		int ret = tensix_dev_delete(devs[i]);
 
 		if (ret)
-			TH_LOG("deleting %s: %s", devs[i]->name,
+			TH_LOG("deleting %s: %s", devs[i]->d.name,
 			       strerror(-ret));
 	}
 }
@@ -214,11 +187,11 @@ static void create_extra(struct __test_metadata *_metadata,
 			 FIXTURE_DATA(tensix) *self, const char *arch,
 			 int cores)
 {
-	char name[TDEV_NAME_LEN];
+	char name[SP_NAME_LEN];
 	int ret;
 
-	snprintf(name, sizeof(name), "%s_b", self->dev.name);
-	ret = tdev_create(&self->extra, name, cores, arch);
+	snprintf(name, sizeof(name), "%.61s_b", self->dev.d.name);
+	ret = tensix_dev_create(&self->extra, name, cores, arch);
 	ASSERT_EQ(0, ret) TH_LOG("creating %s: %s", name, strerror(-ret));
 }
 
@@ -358,9 +331,9 @@ static bool alias_known(const struct alias *a, int n, const char *name)
 /* TYPE of simulator device NAME from the devices file, "" if unlisted. */
 static const char *sim_device_type(const char *name, char *type, size_t len)
 {
-	static char names[SIM_MAX_DEVS][TDEV_NAME_LEN];
-	static char types[SIM_MAX_DEVS][TDEV_NAME_LEN];
-	int n = sim_list_devices(names, types, SIM_MAX_DEVS);
+	static char names[SIM_MAX_DEVS][SP_NAME_LEN];
+	static char types[SIM_MAX_DEVS][SP_NAME_LEN];
+	int n = sp_sim_list_devices(names, types, SIM_MAX_DEVS);
 
 	type[0] = '\0';
 	for (int i = 0; i < n; i++)
@@ -369,14 +342,9 @@ static const char *sim_device_type(const char *name, char *type, size_t len)
 	return type;
 }
 
-static void strip_nl(char *s)
-{
-	s[strcspn(s, "\n")] = '\0';
-}
-
 TEST_F(tensix, sysfs_layout)
 {
-	const struct tdev *d = &self->dev;
+	const struct tensix_dev *t = &self->dev;
 	struct alias aliases[TENSIX_NR_EVENTS + TENSIX_NR_BANKS];
 	char path[512], buf[256];
 	struct dirent *de;
@@ -385,7 +353,7 @@ TEST_F(tensix, sysfs_layout)
 	int n, ret, first;
 
 	ASSERT_EQ(TENSIX_NR_EVENTS, (int)ARRAY_SIZE(tensix_events));
-	EXPECT_LE(PERF_TYPE_MAX, d->type);
+	EXPECT_LE(PERF_TYPE_MAX, t->d.type);
 
 	/* format/: exactly the SPEC's fields */
 	for (size_t i = 0; i < ARRAY_SIZE(tensix_formats); i++) {
@@ -393,7 +361,7 @@ TEST_F(tensix, sysfs_layout)
 		struct tfmt got;
 
 		snprintf(path, sizeof(path), "format/%s", want->name);
-		ret = pmu_read(d, path, buf, sizeof(buf));
+		ret = sp_pmu_read(&t->d, path, buf, sizeof(buf));
 		ASSERT_LE(0, ret) TH_LOG("%s: %s", path, strerror(-ret));
 		ASSERT_EQ(0, parse_format(buf, &got)) TH_LOG("%s: '%s'",
 							      path, buf);
@@ -401,7 +369,7 @@ TEST_F(tensix, sysfs_layout)
 		EXPECT_EQ(want->lo, got.lo) TH_LOG("%s", path);
 		EXPECT_EQ(want->hi, got.hi) TH_LOG("%s", path);
 	}
-	pmu_path(path, sizeof(path), d, "format");
+	sp_pmu_path(path, sizeof(path), &t->d, "format");
 	dir = opendir(path);
 	ASSERT_NE(NULL, dir);
 	while ((de = readdir(dir))) {
@@ -418,7 +386,7 @@ TEST_F(tensix, sysfs_layout)
 		uint64_t cfg[3];
 
 		snprintf(path, sizeof(path), "events/%.63s", aliases[i].name);
-		ret = pmu_read(d, path, buf, sizeof(buf));
+		ret = sp_pmu_read(&t->d, path, buf, sizeof(buf));
 		EXPECT_LE(0, ret) TH_LOG("%s: %s", path, strerror(-ret));
 		if (ret < 0)
 			continue;
@@ -431,7 +399,7 @@ TEST_F(tensix, sysfs_layout)
 		EXPECT_EQ(0ull, cfg[1]) TH_LOG("%s: '%s'", path, buf);
 		EXPECT_EQ(0ull, cfg[2]) TH_LOG("%s: '%s'", path, buf);
 	}
-	pmu_path(path, sizeof(path), d, "events");
+	sp_pmu_path(path, sizeof(path), &t->d, "events");
 	dir = opendir(path);
 	ASSERT_NE(NULL, dir);
 	while ((de = readdir(dir))) {
@@ -444,22 +412,22 @@ TEST_F(tensix, sysfs_layout)
 	closedir(dir);
 
 	/* identifier: the architecture */
-	ASSERT_LE(0, pmu_read(d, "identifier", buf, sizeof(buf)));
-	strip_nl(buf);
+	ASSERT_LE(0, sp_pmu_read(&t->d, "identifier", buf, sizeof(buf)));
+	sp_strip_nl(buf);
 	EXPECT_STREQ(variant->arch, buf);
 
 	/* cpumask: one CPU, uncore style */
-	ASSERT_LE(0, pmu_read(d, "cpumask", buf, sizeof(buf)));
-	EXPECT_EQ(1, parse_cpulist(buf, &first)) TH_LOG("cpumask '%s'", buf);
+	ASSERT_LE(0, sp_pmu_read(&t->d, "cpumask", buf, sizeof(buf)));
+	EXPECT_EQ(1, sp_parse_cpulist(buf, &first)) TH_LOG("cpumask '%s'", buf);
 	EXPECT_LE(0, first);
 
 	/* poll_interval_us: positive, writable (same value back) */
-	ASSERT_EQ(0, pmu_read_u64(d, "poll_interval_us", &val));
+	ASSERT_EQ(0, sp_pmu_read_u64(&t->d, "poll_interval_us", &val));
 	EXPECT_LT(0ull, val);
-	EXPECT_EQ(0, pmu_write_u64(d, "poll_interval_us", val));
+	EXPECT_EQ(0, sp_pmu_write_u64(&t->d, "poll_interval_us", val));
 
 	/* the simulator lists the device as "NAME tensix ..." */
-	EXPECT_STREQ("tensix", sim_device_type(d->name, buf, sizeof(buf)));
+	EXPECT_STREQ("tensix", sim_device_type(t->d.name, buf, sizeof(buf)));
 }
 
 /* ---------------------------------------------------------------------
@@ -474,26 +442,26 @@ TEST_F(tensix, sysfs_layout)
  * reference cycles.
  */
 static void inject_noise(struct __test_metadata *_metadata,
-			 const struct tdev *d, const struct tev *e)
+			 const struct tensix_dev *t, const struct tev *e)
 {
 	unsigned int other_bank = (e->bank + 1) % TENSIX_NR_BANKS;
 	unsigned int sig = tev_signal(e);
 
 	if (e->bank == TENSIX_BANK_L1) {
-		for (int m = 0; m < d->mux_values; m++)
+		for (int m = 0; m < t->mux_values; m++)
 			if (m != (int)e->mux)
-				INJECT(d, ALL_CORES, e->bank,
+				INJECT(t, ALL_CORES, e->bank,
 				       m * TENSIX_L1_IDS_PER_MUX + e->id,
 				       1000003);
-		INJECT(d, ALL_CORES, e->bank, sig ^ 1, 1000033);
+		INJECT(t, ALL_CORES, e->bank, sig ^ 1, 1000033);
 	} else {
-		INJECT(d, ALL_CORES, e->bank, e->id ^ 1, 1000037);
-		INJECT(d, ALL_CORES, e->bank, e->id ^ 0x100, 1000039);
+		INJECT(t, ALL_CORES, e->bank, e->id ^ 1, 1000037);
+		INJECT(t, ALL_CORES, e->bank, e->id ^ 0x100, 1000039);
 	}
-	INJECT(d, ALL_CORES, other_bank,
+	INJECT(t, ALL_CORES, other_bank,
 	       other_bank == TENSIX_BANK_L1 ? e->id % TENSIX_L1_IDS_PER_MUX :
 					      e->id, 1000081);
-	ADVANCE(d, ALL_CORES, 1000099);
+	ADVANCE(t, ALL_CORES, 1000099);
 }
 
 /*
@@ -501,15 +469,15 @@ static void inject_noise(struct __test_metadata *_metadata,
  * (or all of them for ALL_CORES) should count.
  */
 static uint64_t inject_per_core(struct __test_metadata *_metadata,
-				const struct tdev *d, unsigned int bank,
+				const struct tensix_dev *t, unsigned int bank,
 				unsigned int sig, uint64_t base, int core)
 {
 	uint64_t want = 0;
 
-	for (int c = 0; c < d->cores; c++) {
+	for (int c = 0; c < t->cores; c++) {
 		uint64_t n = base + 7 * (uint64_t)(c + 1);
 
-		INJECT(d, c, bank, sig, n);
+		INJECT(t, c, bank, sig, n);
 		if (core == ALL_CORES || core == c)
 			want += n;
 	}
@@ -517,14 +485,15 @@ static uint64_t inject_per_core(struct __test_metadata *_metadata,
 }
 
 static uint64_t advance_per_core(struct __test_metadata *_metadata,
-				 const struct tdev *d, uint64_t base, int core)
+				 const struct tensix_dev *t, uint64_t base,
+				 int core)
 {
 	uint64_t want = 0;
 
-	for (int c = 0; c < d->cores; c++) {
+	for (int c = 0; c < t->cores; c++) {
 		uint64_t n = base + 11 * (uint64_t)(c + 1);
 
-		ADVANCE(d, c, n);
+		ADVANCE(t, c, n);
 		if (core == ALL_CORES || core == c)
 			want += n;
 	}
@@ -533,7 +502,7 @@ static uint64_t advance_per_core(struct __test_metadata *_metadata,
 
 /* One counter event, opened for `core` with the given config1. */
 static void check_counter(struct __test_metadata *_metadata,
-			  const struct tdev *d, const struct tev *e,
+			  const struct tensix_dev *t, const struct tev *e,
 			  uint64_t config1, int core, uint64_t base)
 {
 	unsigned int sig = tev_signal(e);
@@ -541,31 +510,31 @@ static void check_counter(struct __test_metadata *_metadata,
 	int fd;
 
 	/* counts from before the event existed do not show up */
-	INJECT(d, ALL_CORES, e->bank, sig, 999);
-	fd = OPEN_OK(d, cfg_tev(e), config1, -1);
-	want = inject_per_core(_metadata, d, e->bank, sig, base, core);
-	inject_noise(_metadata, d, e);
+	INJECT(t, ALL_CORES, e->bank, sig, 999);
+	fd = OPEN_OK(t, cfg_tev(e), config1, -1);
+	want = inject_per_core(_metadata, t, e->bank, sig, base, core);
+	inject_noise(_metadata, t, e);
 	EXPECT_COUNT(fd, want, "%s config1=%#llx", e->name,
 		     (unsigned long long)config1);
 	/* and keeps accumulating */
-	want += inject_per_core(_metadata, d, e->bank, sig, 5, core);
+	want += inject_per_core(_metadata, t, e->bank, sig, 5, core);
 	EXPECT_COUNT(fd, want, "%s config1=%#llx (2nd read)", e->name,
 		     (unsigned long long)config1);
 	close(fd);
 }
 
 static void check_cycles(struct __test_metadata *_metadata,
-			 const struct tdev *d, unsigned int bank,
+			 const struct tensix_dev *t, unsigned int bank,
 			 uint64_t config1, int core, uint64_t base)
 {
 	uint64_t want;
 	int fd;
 
-	ADVANCE(d, ALL_CORES, 999);
-	fd = OPEN_OK(d, cfg_cycles(bank), config1, -1);
-	want = advance_per_core(_metadata, d, base, core);
+	ADVANCE(t, ALL_CORES, 999);
+	fd = OPEN_OK(t, cfg_cycles(bank), config1, -1);
+	want = advance_per_core(_metadata, t, base, core);
 	/* events do not move the reference cycles */
-	INJECT(d, ALL_CORES, bank, 0, 1000003);
+	INJECT(t, ALL_CORES, bank, 0, 1000003);
 	EXPECT_COUNT(fd, want, "%s_cycles config1=%#llx",
 		     tensix_bank_names[bank], (unsigned long long)config1);
 	close(fd);
@@ -589,8 +558,8 @@ TEST_F(tensix, count_every_event)
 static uint64_t cfg1_core_alt(int core)
 {
 	if (core > 0 && core % 2 == 0)
-		return (uint64_t)core | SOCPMU_CFG1_BYUNIT;
-	return cfg1_core(core);
+		return (uint64_t)core | SP_CFG1_BYUNIT;
+	return sp_cfg1_unit_short(core);
 }
 
 TEST_F(tensix, count_single_core)
@@ -603,35 +572,35 @@ TEST_F(tensix, count_single_core)
 		"packer_busy", "available_math",
 		"noc_ring0_outgoing_0", "tdma_packer_2_wr",
 	};
-	const struct tdev *d = &self->dev;
+	const struct tensix_dev *t = &self->dev;
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 		const struct tev *e = tev_find(names[i]);
 
 		ASSERT_NE(NULL, e) TH_LOG("%s not in the event table", names[i]);
-		for (int c = 0; c < d->cores; c++)
-			check_counter(_metadata, d, e, cfg1_core_alt(c), c,
+		for (int c = 0; c < t->cores; c++)
+			check_counter(_metadata, t, e, cfg1_core_alt(c), c,
 				      5000 * (i + 1));
 	}
 	for (unsigned int b = 0; b < TENSIX_NR_BANKS; b++)
-		for (int c = 0; c < d->cores; c++)
-			check_cycles(_metadata, d, b, cfg1_core_alt(c), c,
+		for (int c = 0; c < t->cores; c++)
+			check_cycles(_metadata, t, b, cfg1_core_alt(c), c,
 				     300 * (b + 1));
 }
 
 /* Raw L1 events for every mux value of the architecture and every id. */
 TEST_F(tensix, count_l1_every_mux)
 {
-	const struct tdev *d = &self->dev;
+	const struct tensix_dev *t = &self->dev;
 
-	for (int mux = 0; mux < d->mux_values; mux++) {
+	for (int mux = 0; mux < t->mux_values; mux++) {
 		for (unsigned int id = 0; id < TENSIX_L1_IDS_PER_MUX; id++) {
 			struct tev e = {
 				.name = "raw l1", .bank = TENSIX_BANK_L1,
 				.id = id, .mux = (unsigned int)mux,
 			};
 
-			check_counter(_metadata, d, &e, 0, ALL_CORES,
+			check_counter(_metadata, t, &e, 0, ALL_CORES,
 				      100 * (mux * 8 + id + 1));
 		}
 	}
@@ -644,44 +613,44 @@ TEST_F(tensix, count_l1_every_mux)
  */
 TEST_F(tensix, shared_bank_events)
 {
-	const struct tdev *d = &self->dev;
-	const uint64_t n = (uint64_t)d->cores;
+	const struct tensix_dev *t = &self->dev;
+	const uint64_t n = (uint64_t)t->cores;
 	const unsigned int fpu = TENSIX_BANK_FPU;
 	int a, b, cyc;
 
-	a = OPEN_OK(d, cfg_counter(fpu, 0, 0), 0, -1);
-	INJECT(d, ALL_CORES, fpu, 0, 100);
+	a = OPEN_OK(t, cfg_counter(fpu, 0, 0), 0, -1);
+	INJECT(t, ALL_CORES, fpu, 0, 100);
 	EXPECT_COUNT(a, 100 * n, "A");
 
-	b = OPEN_OK(d, cfg_counter(fpu, 1, 0), 0, -1);
-	INJECT(d, ALL_CORES, fpu, 1, 50);
-	INJECT(d, ALL_CORES, fpu, 0, 10);
+	b = OPEN_OK(t, cfg_counter(fpu, 1, 0), 0, -1);
+	INJECT(t, ALL_CORES, fpu, 1, 50);
+	INJECT(t, ALL_CORES, fpu, 0, 10);
 	EXPECT_COUNT(a, 110 * n, "A after B opened");
 	EXPECT_COUNT(b, 50 * n, "B");
 
-	cyc = OPEN_OK(d, cfg_cycles(fpu), cfg1_core(1), -1);
-	ADVANCE(d, 1, 500);
+	cyc = OPEN_OK(t, cfg_cycles(fpu), sp_cfg1_unit_short(1), -1);
+	ADVANCE(t, 1, 500);
 	EXPECT_COUNT(cyc, 500, "cycles");
 	EXPECT_COUNT(a, 110 * n, "A after cycles opened");
 
 	ASSERT_EQ(0, ioctl(b, PERF_EVENT_IOC_DISABLE, 0));
-	INJECT(d, ALL_CORES, fpu, 1, 20);
-	INJECT(d, ALL_CORES, fpu, 0, 1);
+	INJECT(t, ALL_CORES, fpu, 1, 20);
+	INJECT(t, ALL_CORES, fpu, 0, 1);
 	EXPECT_COUNT(b, 50 * n, "B disabled");
 	EXPECT_COUNT(a, 111 * n, "A while B disabled");
 
 	ASSERT_EQ(0, ioctl(b, PERF_EVENT_IOC_ENABLE, 0));
-	INJECT(d, ALL_CORES, fpu, 1, 3);
+	INJECT(t, ALL_CORES, fpu, 1, 3);
 	EXPECT_COUNT(b, 53 * n, "B re-enabled");
 
 	ASSERT_EQ(0, ioctl(a, PERF_EVENT_IOC_RESET, 0));
-	INJECT(d, ALL_CORES, fpu, 0, 9);
+	INJECT(t, ALL_CORES, fpu, 0, 9);
 	EXPECT_COUNT(a, 9 * n, "A after reset");
 	EXPECT_COUNT(b, 53 * n, "B after A reset");
 
 	close(b);
-	INJECT(d, ALL_CORES, fpu, 0, 1);
-	ADVANCE(d, 1, 5);
+	INJECT(t, ALL_CORES, fpu, 0, 1);
+	ADVANCE(t, 1, 5);
 	EXPECT_COUNT(a, 10 * n, "A after B closed");
 	EXPECT_COUNT(cyc, 505, "cycles after B closed");
 	close(a);
@@ -692,14 +661,14 @@ TEST_F(tensix, shared_bank_events)
  * 64-bit counts across 32-bit hardware wraps
  */
 
-static void wrap_test(struct __test_metadata *_metadata, const struct tdev *d,
-		      bool read_between)
+static void wrap_test(struct __test_metadata *_metadata,
+		      const struct tensix_dev *t, bool read_between)
 {
 	const struct tev *e = tev_find("thread_instructions_2");
 	const uint64_t chunk = 3000000000ull;	/* < 2^32 */
 	const int chunks = 6;			/* 1.8e10 > 2^34 */
-	const int core = d->cores - 1;
-	const uint64_t n = (uint64_t)d->cores;
+	const int core = t->cores - 1;
+	const uint64_t n = (uint64_t)t->cores;
 	int fd_core, fd_all, fd_cyc;
 	uint64_t val;
 
@@ -707,23 +676,23 @@ static void wrap_test(struct __test_metadata *_metadata, const struct tdev *d,
 	ASSERT_LT(1ull << 34, chunk * chunks);
 	if (!read_between) {
 		/* the driver's hrtimer must catch every wrap on its own */
-		ASSERT_EQ(0, pmu_write_u64(d, "poll_interval_us", 10000));
-		ASSERT_EQ(0, pmu_read_u64(d, "poll_interval_us", &val));
+		ASSERT_EQ(0, sp_pmu_write_u64(&t->d, "poll_interval_us", 10000));
+		ASSERT_EQ(0, sp_pmu_read_u64(&t->d, "poll_interval_us", &val));
 		ASSERT_EQ(10000ull, val);
 	}
-	fd_core = OPEN_OK(d, cfg_tev(e), cfg1_core(core), -1);
-	fd_all = OPEN_OK(d, cfg_tev(e), 0, -1);
-	fd_cyc = OPEN_OK(d, cfg_cycles(e->bank), cfg1_core(core), -1);
+	fd_core = OPEN_OK(t, cfg_tev(e), sp_cfg1_unit_short(core), -1);
+	fd_all = OPEN_OK(t, cfg_tev(e), 0, -1);
+	fd_cyc = OPEN_OK(t, cfg_cycles(e->bank), sp_cfg1_unit_short(core), -1);
 
 	for (int i = 1; i <= chunks; i++) {
-		INJECT(d, ALL_CORES, e->bank, e->id, chunk);
-		ADVANCE(d, ALL_CORES, chunk);
+		INJECT(t, ALL_CORES, e->bank, e->id, chunk);
+		ADVANCE(t, ALL_CORES, chunk);
 		if (read_between) {
 			EXPECT_COUNT(fd_core, chunk * i, "core, chunk %d", i);
 			EXPECT_COUNT(fd_all, chunk * i * n, "all, chunk %d", i);
 			EXPECT_COUNT(fd_cyc, chunk * i, "cycles, chunk %d", i);
 		} else {
-			sleep_ms(50);	/* >= 5 poll periods */
+			sp_sleep_ms(50);	/* >= 5 poll periods */
 		}
 	}
 	EXPECT_COUNT(fd_core, chunk * chunks, "core, final");
@@ -751,26 +720,23 @@ TEST_F(tensix, wrap_hrtimer_poll)
 #define MUX_NR		16
 #define MUX_TOL_PCT	25
 
-struct mux_val {
-	uint64_t value, enabled, running;
-};
-
 struct mux_state {
 	const struct tev *ev[MUX_NR];
 	int fd[MUX_NR];
 	uint64_t amount[MUX_NR];	/* per core and burst */
 	uint64_t injected[MUX_NR];	/* what a never-descheduled event sees */
-	struct mux_val last[MUX_NR];
+	struct sp_count last[MUX_NR];
 };
 
-static void mux_burst(struct __test_metadata *_metadata, const struct tdev *d,
-		      struct mux_state *st, bool count)
+static void mux_burst(struct __test_metadata *_metadata,
+		      const struct tensix_dev *t, struct mux_state *st,
+		      bool count)
 {
 	for (int i = 0; i < MUX_NR; i++) {
-		INJECT(d, ALL_CORES, TENSIX_BANK_L1, tev_signal(st->ev[i]),
+		INJECT(t, ALL_CORES, TENSIX_BANK_L1, tev_signal(st->ev[i]),
 		       st->amount[i]);
 		if (count)
-			st->injected[i] += st->amount[i] * d->cores;
+			st->injected[i] += st->amount[i] * t->cores;
 	}
 }
 
@@ -783,9 +749,9 @@ static void mux_read_all(struct __test_metadata *_metadata,
 			 struct mux_state *st)
 {
 	for (int i = 0; i < MUX_NR; i++) {
-		struct mux_val v;
+		struct sp_count v;
 
-		ASSERT_EQ((ssize_t)sizeof(v), read(st->fd[i], &v, sizeof(v)));
+		ASSERT_EQ(0, sp_read_times(st->fd[i], &v));
 		EXPECT_LE(st->last[i].value, v.value) TH_LOG("%s went back",
 							     st->ev[i]->name);
 		EXPECT_LE(v.value, st->injected[i]) TH_LOG("%s", st->ev[i]->name);
@@ -797,20 +763,9 @@ static void mux_read_all(struct __test_metadata *_metadata,
 	}
 }
 
-static void sleep_until(uint64_t t_ns)
-{
-	struct timespec ts = {
-		(time_t)(t_ns / 1000000000ull), (long)(t_ns % 1000000000ull)
-	};
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
-	       EINTR)
-		;
-}
-
 TEST_F_TIMEOUT(tensix, l1_multiplexing, 120)
 {
-	const struct tdev *d = &self->dev;
+	const struct tensix_dev *t = &self->dev;
 	struct mux_state st = { 0 };
 	uint64_t t0, cost, period, mux_ms, duration, next, bursts = 0;
 	int n = 0;
@@ -823,11 +778,10 @@ TEST_F_TIMEOUT(tensix, l1_multiplexing, 120)
 	for (int i = 0; i < MUX_NR; i++) {
 		struct perf_event_attr attr;
 
-		tattr_init(&attr, d, cfg_tev(st.ev[i]), 0);
-		attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
-				   PERF_FORMAT_TOTAL_TIME_RUNNING;
+		sp_attr_init(&attr, &t->d, cfg_tev(st.ev[i]), 0);
+		attr.read_format = SP_FORMAT_TIMES;
 		attr.disabled = 1;
-		st.fd[i] = tensix_open_attr(d, &attr, -1);
+		st.fd[i] = sp_perf_event_open(&attr, -1, t->d.cpu, -1, 0);
 		ASSERT_LE(0, st.fd[i]) TH_LOG("%s: %s", st.ev[i]->name,
 					      strerror(-st.fd[i]));
 		st.amount[i] = i + 1;
@@ -848,10 +802,10 @@ TEST_F_TIMEOUT(tensix, l1_multiplexing, 120)
 	 * The periods scale with the measured cost of a burst so that the
 	 * loop keeps its pace on a slow machine.
 	 */
-	t0 = now_ns();
-	mux_burst(_metadata, d, &st, false);	/* events still disabled */
+	t0 = sp_now_ns();
+	mux_burst(_metadata, t, &st, false);	/* events still disabled */
 	mux_read_all(_metadata, &st);
-	cost = now_ns() - t0;
+	cost = sp_now_ns() - t0;
 	period = cost * 2 > 2000000 ? cost * 2 : 2000000;
 	mux_ms = (25 * period + 999999) / 1000000;
 	if (mux_ms < 50)
@@ -866,25 +820,26 @@ TEST_F_TIMEOUT(tensix, l1_multiplexing, 120)
 	       (unsigned long long)period / 1000,
 	       (unsigned long long)mux_ms,
 	       (unsigned long long)duration / 1000000);
-	ASSERT_EQ(0, pmu_write_u64(d, "perf_event_mux_interval_ms", mux_ms));
+	ASSERT_EQ(0, sp_pmu_write_u64(&t->d, "perf_event_mux_interval_ms",
+				      mux_ms));
 
 	ASSERT_EQ(0, prctl(PR_TASK_PERF_EVENTS_ENABLE, 0, 0, 0, 0));
-	t0 = now_ns();
+	t0 = sp_now_ns();
 	next = t0;
-	while (now_ns() - t0 < duration) {
-		sleep_until(next);
-		mux_burst(_metadata, d, &st, true);
+	while (sp_now_ns() - t0 < duration) {
+		sp_sleep_until(next);
+		mux_burst(_metadata, t, &st, true);
 		if (++bursts % 8 == 0)
 			mux_read_all(_metadata, &st);
 		next += period;
-		if (next < now_ns())	/* late: keep the spacing, no burst-ups */
-			next = now_ns();
+		if (next < sp_now_ns())	/* late: keep the spacing, no burst-ups */
+			next = sp_now_ns();
 	}
 	ASSERT_EQ(0, prctl(PR_TASK_PERF_EVENTS_DISABLE, 0, 0, 0, 0));
 	mux_read_all(_metadata, &st);
 
 	for (int i = 0; i < MUX_NR; i++) {
-		const struct mux_val *v = &st.last[i];
+		const struct sp_count *v = &st.last[i];
 		long double scaled, want = st.injected[i];
 
 		TH_LOG("%-22s mux%u raw %10llu run/ena %5.1f%% injected %llu",
@@ -925,22 +880,22 @@ static bool select_known(unsigned int bank, unsigned int sel)
 
 TEST_F(tensix, bad_config)
 {
-	const struct tdev *d = &self->dev;
+	const struct tensix_dev *t = &self->dev;
 	const uint64_t valid = cfg_counter(TENSIX_BANK_FPU, 0, 0);
 	const uint64_t cfg_used = TENSIX_CFG_EVENT_MASK |
 		TENSIX_CFG_BANK_MASK << TENSIX_CFG_BANK_SHIFT |
 		TENSIX_CFG_MUX_MASK << TENSIX_CFG_MUX_SHIFT | TENSIX_CFG_CYCLES;
-	const uint64_t cfg1_used = SOCPMU_CFG1_UNIT_MASK | SOCPMU_CFG1_BYUNIT;
+	const uint64_t cfg1_used = SP_CFG1_UNIT_MASK | SP_CFG1_BYUNIT;
 	const int einval = -EINVAL;
 	int nfail = 0;
 
 	/* controls: these must open */
-	check_result(_metadata, &nfail, 0, try_open_cfg(d, valid, 0, 0),
+	check_result(_metadata, &nfail, 0, try_open_cfg(t, valid, 0, 0),
 		     "valid event");
 	check_result(_metadata, &nfail, 0,
-		     try_open_cfg(d, valid, d->cores - 1, 0), "last core");
+		     try_open_cfg(t, valid, t->cores - 1, 0), "last core");
 	check_result(_metadata, &nfail, 0,
-		     try_open_cfg(d, valid, SOCPMU_CFG1_BYUNIT, 0), "core 0");
+		     try_open_cfg(t, valid, SP_CFG1_BYUNIT, 0), "core 0");
 
 	/* bank 0..7 x select 0..511: exactly the seed's counters open */
 	for (unsigned int bank = 0; bank <= TENSIX_CFG_BANK_MASK; bank++)
@@ -948,7 +903,7 @@ TEST_F(tensix, bad_config)
 			check_result(_metadata, &nfail,
 				     bank < TENSIX_NR_BANKS &&
 				     select_known(bank, sel) ? 0 : einval,
-				     try_open_cfg(d, cfg_counter(bank, sel, 0),
+				     try_open_cfg(t, cfg_counter(bank, sel, 0),
 						  0, 0),
 				     "bank %u select %u", bank, sel);
 
@@ -956,22 +911,22 @@ TEST_F(tensix, bad_config)
 	for (unsigned int bank = TENSIX_NR_BANKS;
 	     bank <= TENSIX_CFG_BANK_MASK; bank++)
 		check_result(_metadata, &nfail, einval,
-			     try_open_cfg(d, cfg_cycles(bank), 0, 0),
+			     try_open_cfg(t, cfg_cycles(bank), 0, 0),
 			     "cycles of bank %u", bank);
 
 	/* l1mux: only on L1, only the arch's mux values */
 	for (unsigned int mux = 1; mux <= TENSIX_CFG_MUX_MASK; mux++) {
 		for (unsigned int bank = 0; bank < TENSIX_NR_BANKS; bank++) {
 			int want = bank == TENSIX_BANK_L1 &&
-				   (int)mux < d->mux_values ? 0 : einval;
+				   (int)mux < t->mux_values ? 0 : einval;
 
 			check_result(_metadata, &nfail, want,
-				     try_open_cfg(d, cfg_counter(bank, 0, mux),
+				     try_open_cfg(t, cfg_counter(bank, 0, mux),
 						  0, 0),
 				     "bank %u l1mux %u", bank, mux);
 		}
 		check_result(_metadata, &nfail, einval,
-			     try_open_cfg(d, cfg_cycles(TENSIX_BANK_FPU) |
+			     try_open_cfg(t, cfg_cycles(TENSIX_BANK_FPU) |
 					  (uint64_t)mux << TENSIX_CFG_MUX_SHIFT,
 					  0, 0),
 			     "fpu cycles l1mux %u", mux);
@@ -983,84 +938,51 @@ TEST_F(tensix, bad_config)
 
 		if (!(cfg_used & m))
 			check_result(_metadata, &nfail, einval,
-				     try_open_cfg(d, valid | m, 0, 0),
+				     try_open_cfg(t, valid | m, 0, 0),
 				     "config bit %d", bit);
 		if (!(cfg1_used & m))
 			check_result(_metadata, &nfail, einval,
-				     try_open_cfg(d, valid, m, 0),
+				     try_open_cfg(t, valid, m, 0),
 				     "config1 bit %d", bit);
 		check_result(_metadata, &nfail, einval,
-			     try_open_cfg(d, valid, 0, m), "config2 bit %d", bit);
+			     try_open_cfg(t, valid, 0, m), "config2 bit %d", bit);
 	}
 
 	/* cores out of range */
 	{
 		const uint64_t bad_cores[] = {
-			(uint64_t)d->cores,
-			(uint64_t)d->cores | SOCPMU_CFG1_BYUNIT,
-			(uint64_t)d->cores + 1,
-			SOCPMU_CFG1_UNIT_MASK,
-			SOCPMU_CFG1_UNIT_MASK | SOCPMU_CFG1_BYUNIT,
+			(uint64_t)t->cores,
+			(uint64_t)t->cores | SP_CFG1_BYUNIT,
+			(uint64_t)t->cores + 1,
+			SP_CFG1_UNIT_MASK,
+			SP_CFG1_UNIT_MASK | SP_CFG1_BYUNIT,
 		};
 
 		for (size_t i = 0; i < ARRAY_SIZE(bad_cores); i++)
 			check_result(_metadata, &nfail, einval,
-				     try_open_cfg(d, valid, bad_cores[i], 0),
+				     try_open_cfg(t, valid, bad_cores[i], 0),
 				     "config1 %#llx on %d cores",
 				     (unsigned long long)bad_cores[i],
-				     d->cores);
+				     t->cores);
 	}
 	EXPECT_EQ(0, nfail);
 }
 
-static void set_sample_period(struct perf_event_attr *a) { a->sample_period = 100000; }
-static void set_sample_freq(struct perf_event_attr *a) { a->freq = 1; a->sample_freq = 10; }
-static void set_excl_user(struct perf_event_attr *a) { a->exclude_user = 1; }
-static void set_excl_kernel(struct perf_event_attr *a) { a->exclude_kernel = 1; }
-static void set_excl_hv(struct perf_event_attr *a) { a->exclude_hv = 1; }
-static void set_excl_idle(struct perf_event_attr *a) { a->exclude_idle = 1; }
-static void set_excl_host(struct perf_event_attr *a) { a->exclude_host = 1; }
-static void set_excl_guest(struct perf_event_attr *a) { a->exclude_guest = 1; }
-
+/*
+ * Counting only, system-wide only: sampling, every exclude_* (host and
+ * guest too) and per-task events are refused (sp_attr_checks()).
+ */
 TEST_F(tensix, bad_attr)
 {
-	static const struct {
-		const char *what;
-		void (*set)(struct perf_event_attr *attr);
-		int err;
-	} cases[] = {
-		{ "sample_period",  set_sample_period, EOPNOTSUPP },
-		{ "sample_freq",    set_sample_freq,   EOPNOTSUPP },
-		{ "exclude_user",   set_excl_user,     EINVAL },
-		{ "exclude_kernel", set_excl_kernel,   EINVAL },
-		{ "exclude_hv",     set_excl_hv,       EINVAL },
-		{ "exclude_idle",   set_excl_idle,     EINVAL },
-		{ "exclude_host",   set_excl_host,     EINVAL },
-		{ "exclude_guest",  set_excl_guest,    EINVAL },
-	};
-	const struct tdev *d = &self->dev;
-	const uint64_t valid = cfg_counter(TENSIX_BANK_TDMA_PACK, 18, 0);
-	struct perf_event_attr attr;
-	int nfail = 0;
+	struct sp_attr_check c[SP_ATTR_CHECKS_MAX];
+	int n, nfail = 0;
 
-	tattr_init(&attr, d, valid, 0);
-	check_result(_metadata, &nfail, 0, try_open(&attr, -1, d->cpu, -1),
-		     "valid event");
-
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		tattr_init(&attr, d, valid, 0);
-		cases[i].set(&attr);
-		check_result(_metadata, &nfail, -cases[i].err,
-			     try_open(&attr, -1, d->cpu, -1), "%s",
-			     cases[i].what);
-	}
-
-	/* per-task counting: this process, on any CPU or on the PMU's CPU */
-	tattr_init(&attr, d, valid, 0);
-	check_result(_metadata, &nfail, -EINVAL, try_open(&attr, 0, -1, -1),
-		     "pid 0, cpu -1");
-	check_result(_metadata, &nfail, -EINVAL,
-		     try_open(&attr, 0, d->cpu, -1), "pid 0, cpu %d", d->cpu);
+	n = sp_attr_checks(&self->dev.d,
+			   cfg_counter(TENSIX_BANK_TDMA_PACK, 18, 0), 0,
+			   SP_ATTR_HOST_GUEST, c, SP_ATTR_CHECKS_MAX);
+	for (int i = 0; i < n; i++)
+		check_result(_metadata, &nfail, c[i].want, c[i].got, "%s",
+			     c[i].what);
 	EXPECT_EQ(0, nfail);
 }
 
@@ -1070,7 +992,7 @@ TEST_F(tensix, bad_attr)
 
 TEST_F(tensix, group_mixing)
 {
-	const struct tdev *d = &self->dev;
+	const struct tensix_dev *t = &self->dev;
 	const uint64_t fpu0 = cfg_counter(TENSIX_BANK_FPU, 0, 0);
 	const uint64_t pack = cfg_counter(TENSIX_BANK_TDMA_PACK, 18, 0);
 	struct perf_event_attr hw = {
@@ -1082,14 +1004,14 @@ TEST_F(tensix, group_mixing)
 	int leader, sib, sw, other, hw_fd, ret;
 
 	create_extra(_metadata, self, variant->arch, 2);
-	ASSERT_NE(d->type, self->extra.type);
+	ASSERT_NE(t->d.type, self->extra.d.type);
 
 	/* tensix leader + software sibling + tensix sibling: fine */
-	leader = open_group_member(d, fpu0, 0, -1);
+	leader = open_group_member(t, fpu0, 0, -1);
 	ASSERT_LE(0, leader) TH_LOG("%s", strerror(-leader));
-	sw = open_sw(d, leader, PERF_FORMAT_GROUP);
+	sw = open_sw(t, leader, PERF_FORMAT_GROUP);
 	ASSERT_LE(0, sw) TH_LOG("software sibling: %s", strerror(-sw));
-	sib = open_group_member(d, pack, 0, leader);
+	sib = open_group_member(t, pack, 0, leader);
 	ASSERT_LE(0, sib) TH_LOG("tensix sibling: %s", strerror(-sib));
 
 	/* another tensix device's event cannot join */
@@ -1099,11 +1021,11 @@ TEST_F(tensix, group_mixing)
 	if (ret >= 0)
 		close(ret);
 
-	INJECT(d, ALL_CORES, TENSIX_BANK_FPU, 0, 21);
-	INJECT(d, ALL_CORES, TENSIX_BANK_TDMA_PACK, 18, 34);
-	ASSERT_EQ(3, read_group(leader, vals, 4));
-	EXPECT_EQ(21 * (uint64_t)d->cores, vals[0]);
-	EXPECT_EQ(34 * (uint64_t)d->cores, vals[2]);
+	INJECT(t, ALL_CORES, TENSIX_BANK_FPU, 0, 21);
+	INJECT(t, ALL_CORES, TENSIX_BANK_TDMA_PACK, 18, 34);
+	ASSERT_EQ(3, sp_read_group(leader, vals, 4));
+	EXPECT_EQ(21 * (uint64_t)t->cores, vals[0]);
+	EXPECT_EQ(34 * (uint64_t)t->cores, vals[2]);
 	close(sib);
 	close(sw);
 	close(leader);
@@ -1111,7 +1033,7 @@ TEST_F(tensix, group_mixing)
 	/* other device leader, this device sibling */
 	other = open_group_member(&self->extra, fpu0, 0, -1);
 	ASSERT_LE(0, other);
-	ret = open_group_member(d, fpu0, 0, other);
+	ret = open_group_member(t, fpu0, 0, other);
 	EXPECT_EQ(-EINVAL, ret) TH_LOG("sibling of other device: %s",
 				       err_name(ret));
 	if (ret >= 0)
@@ -1119,9 +1041,9 @@ TEST_F(tensix, group_mixing)
 	close(other);
 
 	/* software leader: the group moves to the tensix PMU; then one PMU */
-	sw = open_sw(d, -1, PERF_FORMAT_GROUP);
+	sw = open_sw(t, -1, PERF_FORMAT_GROUP);
 	ASSERT_LE(0, sw);
-	sib = open_group_member(d, fpu0, 0, sw);
+	sib = open_group_member(t, fpu0, 0, sw);
 	EXPECT_LE(0, sib) TH_LOG("tensix sibling of sw leader: %s",
 				 err_name(sib));
 	ret = open_group_member(&self->extra, fpu0, 0, sw);
@@ -1134,22 +1056,22 @@ TEST_F(tensix, group_mixing)
 	close(sw);
 
 	/* a hardware (CPU PMU) event, where the VM has one */
-	hw_fd = sys_perf_event_open(&hw, -1, d->cpu, -1, 0);
+	hw_fd = sp_perf_event_open(&hw, -1, t->d.cpu, -1, 0);
 	if (hw_fd < 0) {
 		TH_LOG("no CPU PMU (%s): hardware mixing not checked",
 		       strerror(-hw_fd));
 		return;
 	}
-	ret = open_group_member(d, fpu0, 0, hw_fd);
+	ret = open_group_member(t, fpu0, 0, hw_fd);
 	EXPECT_EQ(-EINVAL, ret) TH_LOG("tensix sibling of cycles: %s",
 				       err_name(ret));
 	if (ret >= 0)
 		close(ret);
 	close(hw_fd);
 
-	leader = open_group_member(d, fpu0, 0, -1);
+	leader = open_group_member(t, fpu0, 0, -1);
 	ASSERT_LE(0, leader);
-	ret = sys_perf_event_open(&hw, -1, d->cpu, leader, 0);
+	ret = sp_perf_event_open(&hw, -1, t->d.cpu, leader, 0);
 	EXPECT_EQ(-EINVAL, ret) TH_LOG("cycles sibling of tensix: %s",
 				       err_name(ret));
 	if (ret >= 0)
@@ -1163,9 +1085,9 @@ TEST_F(tensix, group_mixing)
  */
 TEST_F(tensix, group_l1_mux)
 {
-	const struct tdev *d = &self->dev;
+	const struct tensix_dev *t = &self->dev;
 	const unsigned int l1 = TENSIX_BANK_L1;
-	const unsigned int m0 = 0, m1 = (unsigned int)d->mux_values - 1;
+	const unsigned int m0 = 0, m1 = (unsigned int)t->mux_values - 1;
 	static const struct {
 		int leader_core, sib_core;
 		bool conflict;
@@ -1181,15 +1103,15 @@ TEST_F(tensix, group_l1_mux)
 	uint64_t vals[4];
 	int leader, sib, third, cyc, ret;
 
-	ASSERT_LE(3, d->cores);
+	ASSERT_LE(3, t->cores);
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		int want = cases[i].conflict ? -EINVAL : 0;
 
-		leader = open_group_member(d, cfg_counter(l1, 0, m0),
-					   cfg1_core(cases[i].leader_core), -1);
+		leader = open_group_member(t, cfg_counter(l1, 0, m0),
+				sp_cfg1_unit_short(cases[i].leader_core), -1);
 		ASSERT_LE(0, leader);
-		ret = open_group_member(d, cfg_counter(l1, 1, m1),
-					cfg1_core(cases[i].sib_core), leader);
+		ret = open_group_member(t, cfg_counter(l1, 1, m1),
+				sp_cfg1_unit_short(cases[i].sib_core), leader);
 		if (ret >= 0) {
 			close(ret);
 			ret = 0;
@@ -1202,36 +1124,37 @@ TEST_F(tensix, group_l1_mux)
 	}
 
 	/* a conflicting third member after two compatible ones */
-	leader = open_group_member(d, cfg_counter(TENSIX_BANK_FPU, 0, 0), 0, -1);
+	leader = open_group_member(t, cfg_counter(TENSIX_BANK_FPU, 0, 0), 0, -1);
 	ASSERT_LE(0, leader);
-	sib = open_group_member(d, cfg_counter(l1, 3, m0), cfg1_core(1), leader);
+	sib = open_group_member(t, cfg_counter(l1, 3, m0),
+				sp_cfg1_unit_short(1), leader);
 	ASSERT_LE(0, sib) TH_LOG("%s", strerror(-sib));
-	third = open_group_member(d, cfg_counter(l1, 3, m1), cfg1_core(1),
-				  leader);
+	third = open_group_member(t, cfg_counter(l1, 3, m1),
+				  sp_cfg1_unit_short(1), leader);
 	EXPECT_EQ(-EINVAL, third) TH_LOG("%s", err_name(third));
 	if (third >= 0)
 		close(third);
 	/* ...while the same mux on core 1 and another mux on core 2 fit */
-	third = open_group_member(d, cfg_counter(l1, 3, m1), cfg1_core(2),
-				  leader);
+	third = open_group_member(t, cfg_counter(l1, 3, m1),
+				  sp_cfg1_unit_short(2), leader);
 	ASSERT_LE(0, third) TH_LOG("%s", strerror(-third));
 	/*
 	 * Reference cycles (OUT_L) do not go through the L1 mux: l1_cycles
 	 * has no l1mux and fits with L1 events of any mux on every core.
 	 */
-	cyc = open_group_member(d, cfg_cycles(l1), 0, leader);
+	cyc = open_group_member(t, cfg_cycles(l1), 0, leader);
 	ASSERT_LE(0, cyc) TH_LOG("l1_cycles with mux %u and %u members: %s",
 				 m0, m1, strerror(-cyc));
 
-	INJECT(d, ALL_CORES, TENSIX_BANK_FPU, 0, 5);
-	INJECT(d, ALL_CORES, l1, m0 * 8 + 3, 70);	/* counted on core 1 */
-	INJECT(d, ALL_CORES, l1, m1 * 8 + 3, 900);	/* counted on core 2 */
-	ADVANCE(d, ALL_CORES, 100);
-	ASSERT_EQ(4, read_group(leader, vals, 4));
-	EXPECT_EQ(5 * (uint64_t)d->cores, vals[0]);
+	INJECT(t, ALL_CORES, TENSIX_BANK_FPU, 0, 5);
+	INJECT(t, ALL_CORES, l1, m0 * 8 + 3, 70);	/* counted on core 1 */
+	INJECT(t, ALL_CORES, l1, m1 * 8 + 3, 900);	/* counted on core 2 */
+	ADVANCE(t, ALL_CORES, 100);
+	ASSERT_EQ(4, sp_read_group(leader, vals, 4));
+	EXPECT_EQ(5 * (uint64_t)t->cores, vals[0]);
 	EXPECT_EQ(70ull, vals[1]);
 	EXPECT_EQ(900ull, vals[2]);
-	EXPECT_EQ(100 * (uint64_t)d->cores, vals[3]);
+	EXPECT_EQ(100 * (uint64_t)t->cores, vals[3]);
 	close(cyc);
 	close(third);
 	close(sib);
@@ -1244,36 +1167,36 @@ TEST_F(tensix, group_l1_mux)
 
 TEST_F(tensix, remove_device_with_open_events)
 {
-	struct tdev *d = &self->dev;
+	struct tensix_dev *t = &self->dev;
 	const unsigned int l1 = TENSIX_BANK_L1;
-	char name[TDEV_NAME_LEN];
-	struct tdev gone;
+	char name[SP_NAME_LEN];
+	struct sp_dev gone;
 	uint64_t last[4], val;
 	int fd[4], group, ret;
 
-	ASSERT_EQ(0, pmu_write_u64(d, "poll_interval_us", 10000));
-	fd[0] = OPEN_OK(d, cfg_counter(TENSIX_BANK_FPU, 0, 0), 0, -1);
-	fd[1] = OPEN_OK(d, cfg_counter(l1, 1, 1), cfg1_core(1), -1);
-	fd[2] = OPEN_OK(d, cfg_cycles(TENSIX_BANK_TDMA_UNPACK), 0, -1);
+	ASSERT_EQ(0, sp_pmu_write_u64(&t->d, "poll_interval_us", 10000));
+	fd[0] = OPEN_OK(t, cfg_counter(TENSIX_BANK_FPU, 0, 0), 0, -1);
+	fd[1] = OPEN_OK(t, cfg_counter(l1, 1, 1), sp_cfg1_unit_short(1), -1);
+	fd[2] = OPEN_OK(t, cfg_cycles(TENSIX_BANK_TDMA_UNPACK), 0, -1);
 	group = fd[2];
-	fd[3] = OPEN_OK(d, cfg_counter(TENSIX_BANK_TDMA_UNPACK, 261, 0), 0,
+	fd[3] = OPEN_OK(t, cfg_counter(TENSIX_BANK_TDMA_UNPACK, 261, 0), 0,
 			group);
 
-	INJECT(d, ALL_CORES, TENSIX_BANK_FPU, 0, 10);
-	INJECT(d, 1, l1, 9, 20);
-	ADVANCE(d, ALL_CORES, 30);
-	INJECT(d, ALL_CORES, TENSIX_BANK_TDMA_UNPACK, 261, 40);
+	INJECT(t, ALL_CORES, TENSIX_BANK_FPU, 0, 10);
+	INJECT(t, 1, l1, 9, 20);
+	ADVANCE(t, ALL_CORES, 30);
+	INJECT(t, ALL_CORES, TENSIX_BANK_TDMA_UNPACK, 261, 40);
 	for (int i = 0; i < 4; i++)
 		last[i] = read_ok(_metadata, fd[i]);
-	EXPECT_EQ(10 * (uint64_t)d->cores, last[0]);
+	EXPECT_EQ(10 * (uint64_t)t->cores, last[0]);
 	EXPECT_EQ(20ull, last[1]);
-	EXPECT_EQ(30 * (uint64_t)d->cores, last[2]);
-	EXPECT_EQ(40 * (uint64_t)d->cores, last[3]);
+	EXPECT_EQ(30 * (uint64_t)t->cores, last[2]);
+	EXPECT_EQ(40 * (uint64_t)t->cores, last[3]);
 
-	gone = *d;
-	ret = tdev_delete(d);
+	gone = t->d;
+	ret = tensix_dev_delete(t);
 	ASSERT_EQ(0, ret) TH_LOG("del_device: %s", strerror(-ret));
-	sleep_ms(100);	/* poll timers would fire now if left behind */
+	sp_sleep_ms(100);	/* poll timers would fire now if left behind */
 
 	/* no crash; either the last count or an error */
 	for (int i = 0; i < 4; i++) {
@@ -1298,19 +1221,19 @@ TEST_F(tensix, remove_device_with_open_events)
 	 * The PMU of a removed device takes no new events. (Its sysfs
 	 * directory may stay until the driver can unregister it.)
 	 */
-	ret = tensix_open(&gone, cfg_counter(TENSIX_BANK_FPU, 0, 0), 0, -1);
+	ret = sp_open(&gone, cfg_counter(TENSIX_BANK_FPU, 0, 0), 0, -1, 0);
 	EXPECT_GT(0, ret) TH_LOG("%s accepted an event after removal",
 				 gone.pmu);
 	if (ret >= 0)
 		close(ret);
 
 	/* the driver still works for a new device */
-	snprintf(name, sizeof(name), "%s", d->name);
-	ret = tdev_create(d, name, variant->cores, variant->arch);
+	snprintf(name, sizeof(name), "%s", t->d.name);
+	ret = tensix_dev_create(t, name, variant->cores, variant->arch);
 	ASSERT_EQ(0, ret) TH_LOG("re-create: %s", strerror(-ret));
-	fd[0] = OPEN_OK(d, cfg_counter(TENSIX_BANK_FPU, 0, 0), 0, -1);
-	INJECT(d, ALL_CORES, TENSIX_BANK_FPU, 0, 3);
-	EXPECT_COUNT(fd[0], 3 * (uint64_t)d->cores, "after re-create");
+	fd[0] = OPEN_OK(t, cfg_counter(TENSIX_BANK_FPU, 0, 0), 0, -1);
+	INJECT(t, ALL_CORES, TENSIX_BANK_FPU, 0, 3);
+	EXPECT_COUNT(fd[0], 3 * (uint64_t)t->cores, "after re-create");
 	close(fd[0]);
 }
 
@@ -1318,21 +1241,22 @@ TEST_F(tensix, remove_device_with_open_events)
 
 static int module_refcnt(uint64_t *val)
 {
-	return read_u64_file(MODULE_DIR "/refcnt", val);
+	return sp_read_u64_file(MODULE_DIR "/refcnt", val);
 }
 
 TEST_F(tensix, module_unload_busy)
 {
-	const struct tdev *d = &self->dev;
+	const struct tensix_dev *t = &self->dev;
 	uint64_t ref0, ref1;
 	int fd[2], ret, err;
 
-	if (!path_exists(MODULE_DIR "/refcnt"))
+	if (!sp_path_exists(MODULE_DIR "/refcnt"))
 		SKIP(return, "tensix_pmu is not a loaded module");
 	ASSERT_EQ(0, module_refcnt(&ref0));
 
-	fd[0] = OPEN_OK(d, cfg_counter(TENSIX_BANK_FPU, 1, 0), 0, -1);
-	fd[1] = OPEN_OK(d, cfg_cycles(TENSIX_BANK_L1), cfg1_core(0), -1);
+	fd[0] = OPEN_OK(t, cfg_counter(TENSIX_BANK_FPU, 1, 0), 0, -1);
+	fd[1] = OPEN_OK(t, cfg_cycles(TENSIX_BANK_L1), sp_cfg1_unit_short(0),
+			-1);
 	ASSERT_EQ(0, module_refcnt(&ref1));
 	EXPECT_LT(ref0, ref1) TH_LOG("open events hold no module reference");
 
@@ -1350,12 +1274,12 @@ TEST_F(tensix, module_unload_busy)
 	ASSERT_EQ(-1, ret);
 	EXPECT_TRUE(err == EBUSY || err == EWOULDBLOCK)
 		TH_LOG("delete_module: %s", strerror(err));
-	EXPECT_TRUE(path_exists(MODULE_DIR));
+	EXPECT_TRUE(sp_path_exists(MODULE_DIR));
 
 	/* still counting */
-	INJECT(d, ALL_CORES, TENSIX_BANK_FPU, 1, 17);
-	ADVANCE(d, 0, 23);
-	EXPECT_COUNT(fd[0], 17 * (uint64_t)d->cores, "after unload attempt");
+	INJECT(t, ALL_CORES, TENSIX_BANK_FPU, 1, 17);
+	ADVANCE(t, 0, 23);
+	EXPECT_COUNT(fd[0], 17 * (uint64_t)t->cores, "after unload attempt");
 	EXPECT_COUNT(fd[1], 23, "cycles after unload attempt");
 	close(fd[0]);
 	close(fd[1]);
@@ -1372,11 +1296,11 @@ TEST_F(tensix, module_unload_busy)
 
 TEST_F_TIMEOUT(tensix, perf_stat, 180)
 {
-	const struct tdev *d = &self->dev;
-	const uint64_t n = (uint64_t)d->cores;
+	const struct tensix_dev *t = &self->dev;
+	const uint64_t n = (uint64_t)t->cores;
 	char out[] = "/tmp/tensix_perf_stat_XXXXXX";
 	char script[1024], cmd[4096], events[1024], line[512];
-	const char *inject = SIM_DEBUGFS;
+	const char *inject = SP_SIM_DEBUGFS;
 	struct {
 		const char *terms;
 		uint64_t want;
@@ -1394,14 +1318,14 @@ TEST_F_TIMEOUT(tensix, perf_stat, 180)
 
 	if (system("perf --version >/dev/null 2>&1"))
 		SKIP(return, "no perf binary on PATH");
-	ASSERT_LE(3, d->cores);
+	ASSERT_LE(3, t->cores);
 
 	fd = mkstemp(out);
 	ASSERT_LE(0, fd);
 	close(fd);
 
-	len = snprintf(script, sizeof(script), "d=%s/%s;", inject, d->name);
-	for (int c = 0; c < d->cores; c++)
+	len = snprintf(script, sizeof(script), "d=%s/%s;", inject, t->d.name);
+	for (int c = 0; c < t->cores; c++)
 		len += snprintf(script + len, sizeof(script) - len,
 				"echo \"%d fpu 0 %d\" > $d/inject;", c,
 				12345 + c);
@@ -1415,7 +1339,7 @@ TEST_F_TIMEOUT(tensix, perf_stat, 180)
 	len = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
 		len += snprintf(events + len, sizeof(events) - len, "%s%s/%s/",
-				i ? " -e " : "", d->pmu, cases[i].terms);
+				i ? " -e " : "", t->d.pmu, cases[i].terms);
 	snprintf(cmd, sizeof(cmd),
 		 "perf stat -x, -a -o %s -e %s -- sh -c '%s'", out, events,
 		 script);
@@ -1436,7 +1360,7 @@ TEST_F_TIMEOUT(tensix, perf_stat, 180)
 		val = strtoull(line, &end, 10);
 		EXPECT_EQ(',', *end) TH_LOG("not a count: %s", line);
 		EXPECT_EQ(cases[nlines].want, val)
-			TH_LOG("%s/%s/: %s", d->pmu, cases[nlines].terms, line);
+			TH_LOG("%s/%s/: %s", t->d.pmu, cases[nlines].terms, line);
 		nlines++;
 	}
 	fclose(f);
@@ -1450,7 +1374,7 @@ TEST_F_TIMEOUT(tensix, perf_stat, 180)
 
 TEST_F(tensix, sim_interface)
 {
-	const struct tdev *d = &self->dev;
+	const struct tensix_dev *t = &self->dev;
 	static const char *const bad_fmt[] = {
 		"tensix name=%s cores=0",
 		"tensix name=%s cores=65",
@@ -1460,28 +1384,28 @@ TEST_F(tensix, sim_interface)
 		"tensix name=%s clock_mhz=fast",
 		"notatype name=%s",
 	};
-	static char names[2][SIM_MAX_DEVS][TDEV_NAME_LEN];
-	static char types[2][SIM_MAX_DEVS][TDEV_NAME_LEN];
-	char spec[256], bad[TDEV_NAME_LEN];
+	static char names[2][SIM_MAX_DEVS][SP_NAME_LEN];
+	static char types[2][SIM_MAX_DEVS][SP_NAME_LEN];
+	char spec[256], bad[SP_NAME_LEN];
 	int fd, ret, nb, na;
 
 	/* duplicate name, unknown name */
-	snprintf(spec, sizeof(spec), "tensix name=%s", d->name);
-	EXPECT_EQ(-EEXIST, sim_new_device(spec));
-	EXPECT_EQ(-ENOENT, sim_del_device("tt_no_such_device"));
+	snprintf(spec, sizeof(spec), "tensix name=%s", t->d.name);
+	EXPECT_EQ(-EEXIST, sp_sim_new_device(spec));
+	EXPECT_EQ(-ENOENT, sp_sim_del_device("tt_no_such_device"));
 
 	/* syntax and range errors */
-	snprintf(bad, sizeof(bad), "%.40s_bad", d->name);
+	snprintf(bad, sizeof(bad), "%.40s_bad", t->d.name);
 	for (size_t i = 0; i < ARRAY_SIZE(bad_fmt); i++) {
 		snprintf(spec, sizeof(spec), bad_fmt[i], bad);
-		ret = sim_new_device(spec);
+		ret = sp_sim_new_device(spec);
 		EXPECT_EQ(-EINVAL, ret) TH_LOG("'%s': %s", spec, err_name(ret));
 		if (!ret)
-			sim_del_device(bad);
+			sp_sim_del_device(bad);
 	}
 
 	/* the limits of cores= are accepted; core 63 exists on 64 cores */
-	ret = tdev_create(&self->extra, bad, 64, variant->arch);
+	ret = tensix_dev_create(&self->extra, bad, 64, variant->arch);
 	ASSERT_EQ(0, ret) TH_LOG("64 cores: %s", strerror(-ret));
 	EXPECT_EQ(0, try_open_cfg(&self->extra,
 				  cfg_counter(TENSIX_BANK_FPU, 0, 0), 63, 0));
@@ -1493,24 +1417,24 @@ TEST_F(tensix, sim_interface)
 	INJECT(&self->extra, 62, TENSIX_BANK_FPU, 0, 1);
 	EXPECT_COUNT(fd, 64, "core 63 of 64");
 	close(fd);
-	ASSERT_EQ(0, tdev_delete(&self->extra));
-	ret = tdev_create(&self->extra, bad, 1, variant->arch);
+	ASSERT_EQ(0, tensix_dev_delete(&self->extra));
+	ret = tensix_dev_create(&self->extra, bad, 1, variant->arch);
 	ASSERT_EQ(0, ret) TH_LOG("1 core: %s", strerror(-ret));
 	EXPECT_EQ(-EINVAL, try_open_cfg(&self->extra,
 					cfg_counter(TENSIX_BANK_FPU, 0, 0),
 					1, 0));
-	ASSERT_EQ(0, tdev_delete(&self->extra));
+	ASSERT_EQ(0, tensix_dev_delete(&self->extra));
 
 	/* default name: a new "tensix<N>" line in devices */
-	nb = sim_list_devices(names[0], types[0], SIM_MAX_DEVS);
+	nb = sp_sim_list_devices(names[0], types[0], SIM_MAX_DEVS);
 	ASSERT_LE(0, nb);
 	snprintf(spec, sizeof(spec), "tensix arch=%s", variant->arch);
-	ASSERT_EQ(0, sim_new_device(spec));
-	na = sim_list_devices(names[1], types[1], SIM_MAX_DEVS);
+	ASSERT_EQ(0, sp_sim_new_device(spec));
+	na = sp_sim_list_devices(names[1], types[1], SIM_MAX_DEVS);
 	ASSERT_EQ(nb + 1, na);
 	bad[0] = '\0';
 	for (int i = 0; i < na; i++) {
-		if (name_in(names[1][i], names[0], nb))
+		if (sp_name_in(names[1][i], names[0], nb))
 			continue;
 		snprintf(bad, sizeof(bad), "%s", names[1][i]);
 		EXPECT_STREQ("tensix", types[1][i]);
@@ -1518,7 +1442,7 @@ TEST_F(tensix, sim_interface)
 	ASSERT_NE('\0', bad[0]) TH_LOG("no new device listed");
 	EXPECT_EQ(0, strncmp(bad, "tensix", 6)) TH_LOG("name %s", bad);
 	EXPECT_NE(NULL, strchr("0123456789", bad[6])) TH_LOG("name %s", bad);
-	EXPECT_EQ(0, sim_del_device(bad));
+	EXPECT_EQ(0, sp_sim_del_device(bad));
 }
 
 TEST_HARNESS_MAIN
