@@ -392,18 +392,20 @@ static void socpmu_del(struct perf_event *event, int flags)
 	struct socpmu *sp = to_socpmu(event->pmu);
 	struct socpmu_event *se = to_socpmu_event(event);
 	unsigned long irqflags;
-	bool last;
 
 	socpmu_stop(event, PERF_EF_UPDATE);
 	raw_spin_lock_irqsave(&sp->lock, irqflags);
 	list_del_init(&se->node);
-	last = list_empty(&sp->active);
 	if (!sp->dead)
 		sp->ops->del(sp, event);
+	/*
+	 * Stop polling with the last event. Under the lock, so that an add on
+	 * another CPU cannot start the timer in between; a poll already running
+	 * elsewhere finds nothing active and does not rearm.
+	 */
+	if (list_empty(&sp->active))
+		hrtimer_try_to_cancel(&sp->timer);
 	raw_spin_unlock_irqrestore(&sp->lock, irqflags);
-	/* Cancel outside the lock: the timer callback takes it */
-	if (last)
-		hrtimer_cancel(&sp->timer);
 }
 
 static void socpmu_read(struct perf_event *event)
