@@ -16,7 +16,8 @@
  * CSRs are exposed as registers at PULP_CSR_REG(core, csr).
  *
  * debugfs "inject": "<core|all> <event>[,<event>...] <n>" plays n cycles in
- * which every listed event (name or number) fires at once.
+ * which every listed event (name or number) fires at once; "csr":
+ * "<core|all> <csr> <value>" writes a CSR as software on the core would.
  */
 
 #define pr_fmt(fmt) "socpmu_sim: " fmt
@@ -97,7 +98,8 @@ static int pulp_sim_cfg_parse(void *data, const char *key, const char *val)
 		return pulp_sim_parse_choice(key, val, "rtl", "seed", &cfg->seed_layout);
 	if (!strcmp(key, "sat")) {
 		ret = socpmu_sim_parse_uint(key, val, 0, 1, &sat);
-		cfg->saturate = sat;
+		if (!ret)
+			cfg->saturate = sat;
 		return ret;
 	}
 	pr_debug("pulp: unknown parameter \"%s\"\n", key);
@@ -220,12 +222,11 @@ static int pulp_sim_reg_write(void *model, unsigned int reg, unsigned int val)
 static void pulp_sim_count(struct pulp_sim *ps, struct pulp_sim_core *pc, unsigned int n,
 			   u64 cycles)
 {
-	u64 sum = pc->cnt[n] + cycles;
-
-	if (pulp_sim_saturating(ps, pc) && sum > U32_MAX)
+	/* cnt + cycles may not fit in a u64: compare against the headroom */
+	if (pulp_sim_saturating(ps, pc) && cycles > U32_MAX - pc->cnt[n])
 		pc->cnt[n] = U32_MAX;
 	else
-		pc->cnt[n] = sum;
+		pc->cnt[n] += cycles;	/* mod 2^32 */
 }
 
 /* @cycles cycles in which every event of @fired fires on @pc */
@@ -264,6 +265,21 @@ static int pulp_sim_parse_events(char *list, u32 *fired)
 	return 0;
 }
 
+/* "<core|all>": the cores a debugfs command acts on */
+static int pulp_sim_parse_cores(struct pulp_sim *ps, const char *word,
+				unsigned int *first, unsigned int *last)
+{
+	if (!strcmp(word, "all")) {
+		*first = 0;
+		*last = ps->cfg->cores - 1;
+		return 0;
+	}
+	if (socpmu_sim_parse_uint("core", word, 0, ps->cfg->cores - 1, first))
+		return -EINVAL;
+	*last = *first;
+	return 0;
+}
+
 static ssize_t pulp_sim_inject_write(struct file *file, const char __user *ubuf,
 				     size_t count, loff_t *ppos)
 {
@@ -280,15 +296,8 @@ static ssize_t pulp_sim_inject_write(struct file *file, const char __user *ubuf,
 	if (IS_ERR(cmd))
 		return PTR_ERR(cmd);
 	ret = socpmu_sim_split(cmd, w, 3);
-	if (ret)
-		goto out;
-	if (!strcmp(w[0], "all")) {
-		first = 0;
-		last = ps->cfg->cores - 1;
-	} else {
-		ret = socpmu_sim_parse_uint("core", w[0], 0, ps->cfg->cores - 1, &first);
-		last = first;
-	}
+	if (!ret)
+		ret = pulp_sim_parse_cores(ps, w[0], &first, &last);
 	if (!ret)
 		ret = pulp_sim_parse_events(w[1], &fired);
 	if (!ret && kstrtou64(w[2], 0, &cycles))
@@ -312,9 +321,50 @@ static const struct file_operations pulp_sim_inject_fops = {
 	.llseek = noop_llseek,
 };
 
+/*
+ * "<core|all> <csr> <value>": a CSR write by software running on the core
+ * (csrw), behind the driver's back, e.g. "0 0x79f 0" sets every counter of
+ * core 0 to 0 through PCCR31.
+ */
+static ssize_t pulp_sim_csr_write(struct file *file, const char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	struct socpmu_sim_dev *sdev = file->private_data;
+	struct pulp_sim *ps = sdev->model;
+	unsigned int core, first, last, csr, val;
+	char *cmd, *w[3];
+	int ret;
+
+	cmd = socpmu_sim_get_cmd(ubuf, count);
+	if (IS_ERR(cmd))
+		return PTR_ERR(cmd);
+	ret = socpmu_sim_split(cmd, w, 3);
+	if (!ret)
+		ret = pulp_sim_parse_cores(ps, w[0], &first, &last);
+	if (!ret)
+		ret = socpmu_sim_parse_uint("csr", w[1], PULP_CSR_PCCR0, PULP_CSR_PCMR, &csr);
+	if (!ret && kstrtouint(w[2], 0, &val))
+		ret = -EINVAL;
+	if (!ret) {
+		for (core = first; core <= last; core++)
+			pulp_sim_reg_write(ps, PULP_CSR_REG(core, csr), val);
+		ret = count;
+	}
+	kfree(cmd);
+	return ret;
+}
+
+static const struct file_operations pulp_sim_csr_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = pulp_sim_csr_write,
+	.llseek = noop_llseek,
+};
+
 static void pulp_sim_debugfs_init(struct socpmu_sim_dev *sdev, struct dentry *dir)
 {
 	debugfs_create_file("inject", 0200, dir, sdev, &pulp_sim_inject_fops);
+	debugfs_create_file("csr", 0200, dir, sdev, &pulp_sim_csr_fops);
 }
 
 static int pulp_sim_add_children(struct socpmu_sim_dev *sdev)

@@ -58,3 +58,18 @@ perf stat -a -e $esp/ddr_accesses/,$esp/llc_miss,tile=1/,$esp/acc_tot_cycles,til
 
 step "esp-monitor -m ddr,llc,acc -- sleep 0.1 (the ESP Monitors API on perf, libespmon.so)"
 esp-monitor -p "$esp" -m ddr,llc,acc -A 0 -- sleep 0.1 || die "esp-monitor"
+
+step "PULP: a simulated 2-core ZERO-RISCY cluster, ASIC build (one counter a core); modprobe pulp_pmu"
+echo "pulp name=pulp0 cores=2 mode=asic" >/sys/devices/socpmu_sim/new_device || die "cannot create pulp0"
+modprobe pulp_pmu || die "modprobe pulp_pmu"
+pulp=$(ls -d /sys/bus/event_source/devices/pulp_* | head -n 1)
+[ -n "$pulp" ] || die "no pulp_<n> PMU"
+pulp=${pulp##*/}
+echo "$pulp: $(cat /sys/bus/event_source/devices/$pulp/num_cores) cores," \
+	"counters: $(cat /sys/bus/event_source/devices/$pulp/counters)"
+
+step "perf stat: imiss OR ld on core 0 (mask=0x30: 300 + 20 + 30), instr on core 1 (1000)"
+inj=/sys/kernel/debug/socpmu_sim/pulp0/inject
+perf stat -a -e $pulp/mask=0x30,bycore=1/,$pulp/instr,core=1/ -- sh -c \
+	"echo '0 imiss,ld 300' >$inj; echo '0 imiss 20' >$inj; echo '0 ld 30' >$inj;
+	 echo '0 instr 5000' >$inj; echo '1 instr 1000' >$inj" || die "perf stat on $pulp"
