@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Selftests of libsifiveperf (the SiFive Trace Performance Library API on
+ * the sifive_hpm and sifive_trace PMUs), built into this program, against
+ * the simulated harts of socpmu_sim ("hpm" with 8 programmable counters,
+ * "trace": two encoders behind a funnel).
+ *
+ * Each test writes a trace with the library's API, writes it out with
+ * perfWriteTrace() and decodes the file in-process (Nexus decoder, record
+ * decoder): errors as return codes before and during set-up; manual
+ * records with exact counts of injected events in every count type; two
+ * threads on two harts recording at once; the timer (sampled PCs);
+ * function entry/exit records and their addresses; a buffer that fills
+ * (stop on wrap); the SRAM sink. Each test runs in its own process, so
+ * the library starts afresh; devices are removed by the parent.
+ *
+ * Needs root and the modules loaded; skips otherwise.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+
+#include "kselftest_harness.h"
+#include "sifive_perf_lib.h"
+
+#define CYCLES		{ .type = perfEventHWGeneral, .code = HW_CPU_CYCLES }
+#define INSTRET		{ .type = perfEventHWGeneral, .code = HW_INSTRUCTIONS }
+#define TIMESTAMP	{ .type = perfEventHWGeneral, .code = HW_TIMESTAMP }
+#define DCACHE_MISS	{ .type = perfEventHWRaw, .event_data = 0x202 }
+#define ICACHE_MISS	{ .type = perfEventHWCache, .cache_id = HW_CACHE_L1I, \
+			  .op_id = HW_CACHE_OP_READ, .result_id = HW_CACHE_RESULT_MISS }
+
+/* Simulated harts for one test; 0, 1 (skip) or -1 */
+#define SETUP(self) do {						\
+	int __r;							\
+									\
+	snprintf(self->file, sizeof(self->file), "/tmp/spf_test_%d.rtd", getpid()); \
+	if (geteuid())							\
+		SKIP(return, "needs root");				\
+	__r = spt_create(&self->dev, "t");				\
+	if (__r == -ENODEV)						\
+		SKIP(return, "no socpmu_sim + sifive_hpm + sifive_trace"); \
+	ASSERT_EQ(0, __r) TH_LOG("creating the simulated harts: %s", strerror(-__r)); \
+	setenv("SIFIVE_PERF_QUIET", "1", 1);				\
+} while (0)
+
+/* Tests of one set-up */
+FIXTURE(spf) {
+	struct spt_dev dev;
+	char file[64];
+};
+
+FIXTURE_SETUP(spf)
+{
+	SETUP(self);
+}
+
+FIXTURE_TEARDOWN_PARENT(spf)
+{
+	spt_delete(&self->dev);
+	unlink(self->file);
+}
+
+/* Tests run for every count type and both sinks */
+FIXTURE(spf_count) {
+	struct spt_dev dev;
+	char file[64];
+};
+
+FIXTURE_VARIANT(spf_count) {
+	perfCountType_t count;
+	uint32_t sba;
+};
+
+FIXTURE_VARIANT_ADD(spf_count, raw) { .count = perfCount_Raw, .sba = 64 * 1024 };
+FIXTURE_VARIANT_ADD(spf_count, delta) { .count = perfCount_Delta, .sba = 64 * 1024 };
+FIXTURE_VARIANT_ADD(spf_count, xor) { .count = perfCount_DeltaXOR, .sba = 64 * 1024 };
+FIXTURE_VARIANT_ADD(spf_count, delta_sram) { .count = perfCount_Delta, .sba = 0 };
+
+FIXTURE_SETUP(spf_count)
+{
+	SETUP(self);
+}
+
+FIXTURE_TEARDOWN_PARENT(spf_count)
+{
+	spt_delete(&self->dev);
+	unlink(self->file);
+}
+
+/* Errors are return codes, never a crash or a silent no-op */
+TEST_F(spf, errors)
+{
+	perfEvent ev[] = { CYCLES, INSTRET };
+	perfEvent bad_type[] = { { .type = 5 } };
+	perfEvent bad_code[] = { { .type = perfEventHWGeneral, .code = 99 } };
+	perfEvent bad_cache[] = { { .type = perfEventHWCache, .cache_id = 9 } };
+	perfEvent cant_count[] = { { .type = perfEventHWRaw, .event_data = 0x7 } };
+
+	/* nothing before perfInit() */
+	EXPECT_NE(0, perfTraceOn());
+	EXPECT_NE(0, perfTraceOff());
+	EXPECT_NE(0, perfWriteCntrs());
+	EXPECT_NE(0, perfWriteTrace(self->file));
+	EXPECT_NE(0, perfManualInit(ev, 2, SPT_CHANNEL, perfCount_Delta, 0));
+	EXPECT_NE(0, perfInit(0, 0));
+	EXPECT_NE(0, perfInit(2, -1));
+	ASSERT_EQ(0, perfInit(2, 1));
+	EXPECT_NE(0, perfInit(2, 1));		/* only once */
+	/* perfTraceOn() before an init function */
+	EXPECT_NE(0, perfTraceOn());
+	EXPECT_NE(0, perfWriteCntrs());
+	/* bad arguments */
+	EXPECT_NE(0, perfManualInit(ev, 2, 32, perfCount_Delta, 0));
+	EXPECT_NE(0, perfManualInit(ev, 2, -1, perfCount_Delta, 0));
+	EXPECT_NE(0, perfManualInit(ev, 2, SPT_CHANNEL, (perfCountType_t)3, 0));
+	EXPECT_NE(0, perfManualInit(NULL, 2, SPT_CHANNEL, perfCount_Delta, 0));
+	EXPECT_NE(0, perfManualInit(bad_type, 1, SPT_CHANNEL, perfCount_Delta, 0));
+	EXPECT_NE(0, perfManualInit(bad_code, 1, SPT_CHANNEL, perfCount_Delta, 0));
+	EXPECT_NE(0, perfManualInit(bad_cache, 1, SPT_CHANNEL, perfCount_Delta, 0));
+	/* a raw event the harts cannot count: the PMU refuses it */
+	EXPECT_NE(0, perfManualInit(cant_count, 1, SPT_CHANNEL, perfCount_Delta, 0));
+	EXPECT_NE(0, perfTraceOn());
+	/* and then it works */
+	ASSERT_EQ(0, perfManualInit(ev, 2, SPT_CHANNEL, perfCount_Delta, 0));
+	EXPECT_EQ(0u, ev[0].ctrIdx);
+	EXPECT_EQ(2u, ev[1].ctrIdx);
+	/* a different set-up from another call is refused */
+	EXPECT_NE(0, perfFuncEntryExitInit(ev, 2, SPT_CHANNEL, perfCount_Delta, 0));
+	EXPECT_EQ(0, perfWriteCntrs());		/* trace off: nothing recorded */
+	EXPECT_EQ(0, perfTraceOn());
+	EXPECT_EQ(0, perfWriteCntrs());
+	EXPECT_EQ(0, perfTraceOff());
+	EXPECT_EQ(0, perfWriteTrace(self->file));
+	EXPECT_NE(0, perfWriteTrace("/nonexistent/dir/trace.rtd"));
+}
+
+#define NMANUAL	40
+
+__attribute__((noinline)) static int manual_site(void)
+{
+	int ret = perfWriteCntrs();
+
+	asm volatile("" ::: "memory");	/* not a tail call: the site is in here */
+	return ret;
+}
+
+/*
+ * Manual records with events injected between them: every count type
+ * rebuilds the exact values, the fixed counters land on 0-2 and the
+ * programmable ones on 3, 4 whatever the list's order.
+ */
+TEST_F(spf_count, manual_exact)
+{
+	perfEvent ev[] = { DCACHE_MISS, CYCLES, ICACHE_MISS, TIMESTAMP, INSTRET };
+	unsigned long dc = 0, ic = 0;
+	struct spt_decoded d;
+	struct perfStats st;
+	unsigned int i, k;
+	uint64_t prev_cycles = 0;
+
+	ASSERT_EQ(0, spt_pin(0));
+	ASSERT_EQ(0, perfInit(self->dev.harts, 1));
+	ASSERT_EQ(0, perfManualInit(ev, 5, SPT_CHANNEL, variant->count, variant->sba));
+	EXPECT_EQ(3u, ev[0].ctrIdx);
+	EXPECT_EQ(0u, ev[1].ctrIdx);
+	EXPECT_EQ(4u, ev[2].ctrIdx);
+	EXPECT_EQ(1u, ev[3].ctrIdx);
+	EXPECT_EQ(2u, ev[4].ctrIdx);
+	EXPECT_EQ(40u, SPF_INFO_WIDTH(ev[0].ctrInfo));
+	EXPECT_EQ(0xc03u, SPF_INFO_CSR(ev[0].ctrInfo));
+	EXPECT_EQ(0u, SPF_INFO_CSR(ev[3].ctrInfo));	/* the time counter: CSR 0 */
+	ASSERT_EQ(0, perfTraceOn());
+	for (i = 0; i < NMANUAL; i++) {
+		/* i D$ misses, and an I$ miss every third record */
+		ASSERT_EQ(0, spt_inject(&self->dev, 0, "dcache_miss", i + 1));
+		dc += i + 1;
+		if (i % 3 == 0) {
+			ASSERT_EQ(0, spt_inject(&self->dev, 0, "icache_miss", 1));
+			ic++;
+		}
+		ASSERT_EQ(0, manual_site());
+	}
+	ASSERT_EQ(0, perfTraceOff());
+	ASSERT_EQ(0, manual_site());		/* off: not recorded */
+	ASSERT_EQ(0, perfWriteTrace(self->file));
+	ASSERT_EQ(0, perfGetStats(&st));
+	EXPECT_EQ((uint64_t)NMANUAL, st.records);
+	EXPECT_EQ(1u, st.headers);
+	EXPECT_EQ(0u, st.dropped);
+	EXPECT_EQ(0u, st.errors);
+	EXPECT_EQ(2u * NMANUAL + 1, st.syscalls);	/* a read and an ioctl per record */
+
+	ASSERT_EQ(0, spt_decode_file(self->file, self->dev.srcbits, &d));
+	EXPECT_EQ(0u, d.res.nexus.invalid);
+	EXPECT_EQ(0u, d.res.perf.errors);
+	ASSERT_EQ(1u, d.nhdr);
+	EXPECT_EQ((unsigned int)variant->count, d.hdr[0].count);
+	EXPECT_EQ(0x1fu, d.hdr[0].mask);
+	EXPECT_EQ(2u, d.hdr[0].def[3].type);
+	EXPECT_EQ(0x202u, d.hdr[0].def[3].event_data);
+	EXPECT_EQ(1u, d.hdr[0].def[4].type);
+	EXPECT_EQ((unsigned int)(HW_CACHE_L1I << 3 | 1), d.hdr[0].def[4].code);
+	EXPECT_EQ(0x80u, d.hdr[0].def[1].code);
+	ASSERT_EQ((unsigned int)NMANUAL, d.nrec);
+	dc = ic = 0;
+	for (i = 0; i < d.nrec; i++) {
+		const struct spf_record *r = &d.rec[i];
+
+		dc += i + 1;
+		ic += i % 3 == 0;
+		EXPECT_EQ((unsigned int)SPF_REC_MANUAL, r->type);
+		EXPECT_EQ(d.rec[0].addr[0], r->addr[0]);	/* one call site */
+		EXPECT_EQ((uint64_t)dc, r->value[3]) TH_LOG("record %u", i);
+		EXPECT_EQ((uint64_t)ic, r->value[4]) TH_LOG("record %u", i);
+		EXPECT_LE(prev_cycles, r->value[0]);
+		prev_cycles = r->value[0];
+		EXPECT_TRUE(r->ts_valid);
+		for (k = 0; k < 5; k++)
+			EXPECT_EQ(k, (unsigned int)r->idx[k]);
+	}
+	/* the call site is in manual_site() */
+	EXPECT_LE((uintptr_t)manual_site & ~1ULL, d.rec[0].addr[0]);
+	EXPECT_GT((uintptr_t)manual_site + 256, d.rec[0].addr[0]);
+	spt_decoded_free(&d);
+}
+
+/* ---- two threads, two harts, at once ---- */
+
+#define NTHREAD_RECS	300
+
+struct worker {
+	int cpu;
+	pthread_barrier_t *bar;
+	int failed;
+	uint64_t t0, t1;
+};
+
+__attribute__((noinline)) static void *worker(void *p)
+{
+	struct worker *w = p;
+	unsigned int i;
+
+	if (spt_pin(w->cpu))
+		w->failed = -1;
+	pthread_barrier_wait(w->bar);
+	/*
+	 * Half the records, meet the other thread, then the rest: both
+	 * streams then span the meeting point, however the threads run.
+	 */
+	for (i = 0; i < NTHREAD_RECS; i++) {
+		if (i == NTHREAD_RECS / 2)
+			pthread_barrier_wait(w->bar);
+		w->failed += perfWriteCntrs() != 0;
+	}
+	return NULL;
+}
+
+TEST_F(spf, two_threads)
+{
+	perfEvent ev[] = { CYCLES, INSTRET, DCACHE_MISS };
+	struct worker w[2];
+	pthread_barrier_t bar;
+	pthread_t t[2];
+	struct spt_decoded d;
+	unsigned int i, s, count[3] = { 0 }, stream_src[3] = { 0 };
+	uint64_t first[3] = { 0 }, last[3] = { 0 };
+
+	if (self->dev.harts < 2 || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs two harts");
+	ASSERT_EQ(0, perfInit(self->dev.harts, 1));
+	ASSERT_EQ(0, perfManualInit(ev, 3, SPT_CHANNEL, perfCount_DeltaXOR, 1 << 20));
+	ASSERT_EQ(0, perfTraceOn());
+	pthread_barrier_init(&bar, NULL, 2);
+	for (i = 0; i < 2; i++) {
+		w[i] = (struct worker){ .cpu = (int)i, .bar = &bar };
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, worker, &w[i]));
+	}
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	EXPECT_EQ(0, w[0].failed);
+	EXPECT_EQ(0, w[1].failed);
+	ASSERT_EQ(0, perfTraceOff());
+	ASSERT_EQ(0, perfWriteTrace(self->file));
+
+	ASSERT_EQ(0, spt_decode_file(self->file, self->dev.srcbits, &d));
+	EXPECT_EQ(0u, d.res.perf.errors);
+	EXPECT_EQ(0u, d.res.perf.truncated);
+	/* the main thread's header, then one stream per worker */
+	ASSERT_EQ(3u, d.nhdr);
+	ASSERT_EQ(2u * NTHREAD_RECS, d.nrec);
+	for (i = 0; i < d.nrec; i++) {
+		const struct spf_record *r = &d.rec[i];
+
+		ASSERT_LT(r->stream, 3u);
+		s = r->stream;
+		if (!count[s]++) {
+			first[s] = r->ts;
+			stream_src[s] = r->src;
+		}
+		EXPECT_EQ(stream_src[s], r->src);	/* pinned: one hart each */
+		EXPECT_LE(last[s], r->ts);		/* in order */
+		last[s] = r->ts;
+	}
+	EXPECT_EQ(0u, count[0]);
+	EXPECT_EQ((unsigned int)NTHREAD_RECS, count[1]);
+	EXPECT_EQ((unsigned int)NTHREAD_RECS, count[2]);
+	if (self->dev.srcbits)
+		EXPECT_NE(stream_src[1], stream_src[2]);
+	/* at once: the two streams' time spans overlap (the second barrier) */
+	EXPECT_LT(first[1], last[2]);
+	EXPECT_LT(first[2], last[1]);
+	spt_decoded_free(&d);
+}
+
+/* ---- the timer ---- */
+
+__attribute__((noinline, aligned(64))) static unsigned long spin_fn(unsigned long n)
+{
+	volatile unsigned long x = 0;
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		x += i ^ (x >> 3);
+	return x;
+}
+
+TEST_F(spf_count, timer)
+{
+	perfEvent ev[] = { CYCLES, INSTRET };
+	struct spt_decoded d;
+	unsigned int i, in_spin = 0;
+	double t0;
+
+	ASSERT_EQ(0, perfInit(1, 1));
+	ASSERT_EQ(0, perfTimerISRInit(ev, 2, SPT_CHANNEL, variant->count, variant->sba, 2000));
+	ASSERT_EQ(0, perfTraceOn());
+	t0 = spt_cpu_ms();
+	while (spt_cpu_ms() - t0 < 300)
+		spin_fn(20000);
+	ASSERT_EQ(0, perfTraceOff());
+	ASSERT_EQ(0, perfWriteTrace(self->file));
+
+	ASSERT_EQ(0, spt_decode_file(self->file, self->dev.srcbits, &d));
+	EXPECT_EQ(0u, d.res.perf.errors);
+	EXPECT_EQ(1u, d.nhdr);
+	/* 300 ms of CPU at one sample per 2 ms (at the kernel tick's pace) */
+	EXPECT_LE(20u, d.nrec);
+	for (i = 0; i < d.nrec && i < SPT_MAX_RECS; i++) {
+		EXPECT_EQ((unsigned int)SPF_REC_ISR, d.rec[i].type);
+		in_spin += d.rec[i].addr[0] >= ((uintptr_t)spin_fn & ~1ULL) &&
+			   d.rec[i].addr[0] < (uintptr_t)spin_fn + 256;
+	}
+	/* the sampled PC is where the thread was: mostly in spin_fn() */
+	EXPECT_LE(d.nrec / 2, in_spin) TH_LOG("%u of %u samples in spin_fn", in_spin, d.nrec);
+	spt_decoded_free(&d);
+}
+
+/* ---- function entry and exit ---- */
+
+static volatile int calls_a, calls_b;
+
+__attribute__((noinline)) static void fn_a(void)
+{
+	calls_a++;
+}
+
+__attribute__((noinline)) static void fn_b(void)
+{
+	calls_b += 2;
+}
+
+TEST_F(spf, func_hooks)
+{
+	perfEvent ev[] = { CYCLES };
+	void *site = (void *)0x1234560;
+	struct spt_decoded d;
+
+	ASSERT_EQ(0, perfInit(1, 0));
+	ASSERT_EQ(0, perfFuncEntryExitInit(ev, 1, SPT_CHANNEL, perfCount_DeltaXOR, 4096));
+	/* what -finstrument-functions calls: a() calls b() twice */
+	__cyg_profile_func_enter(fn_a, site);		/* before the trace: not recorded */
+	ASSERT_EQ(0, perfTraceOn());
+	__cyg_profile_func_enter(fn_b, (char *)fn_a + 8);
+	__cyg_profile_func_exit(fn_b, (char *)fn_a + 8);
+	__cyg_profile_func_enter(fn_b, (char *)fn_a + 12);
+	__cyg_profile_func_exit(fn_b, (char *)fn_a + 12);
+	__cyg_profile_func_exit(fn_a, site);
+	ASSERT_EQ(0, perfTraceOff());
+	__cyg_profile_func_enter(fn_a, site);		/* after: not recorded */
+	__cyg_profile_func_exit(fn_a, site);
+	ASSERT_EQ(0, perfWriteTrace(self->file));
+
+	ASSERT_EQ(0, spt_decode_file(self->file, self->dev.srcbits, &d));
+	ASSERT_EQ(5u, d.nrec);
+	/* entry: the function and its caller's start (not the call site) */
+	EXPECT_EQ((unsigned int)SPF_REC_FUNC_ENTER, d.rec[0].type);
+	EXPECT_EQ((uintptr_t)fn_b & ~1ULL, d.rec[0].addr[0]);
+	EXPECT_EQ((uintptr_t)fn_a & ~1ULL, d.rec[0].addr[1]);
+	/* exit: the function and the one control returns to */
+	EXPECT_EQ((unsigned int)SPF_REC_FUNC_EXIT, d.rec[1].type);
+	EXPECT_EQ((uintptr_t)fn_b & ~1ULL, d.rec[1].addr[0]);
+	EXPECT_EQ((uintptr_t)fn_a & ~1ULL, d.rec[1].addr[1]);
+	EXPECT_EQ((unsigned int)SPF_REC_FUNC_ENTER, d.rec[2].type);
+	/* a()'s caller was not instrumented: the call site */
+	EXPECT_EQ((unsigned int)SPF_REC_FUNC_EXIT, d.rec[4].type);
+	EXPECT_EQ((uintptr_t)fn_a & ~1ULL, d.rec[4].addr[0]);
+	EXPECT_EQ((uintptr_t)site, d.rec[4].addr[1]);
+	spt_decoded_free(&d);
+}
+
+/* ---- a buffer that fills: stop on wrap ---- */
+
+TEST_F(spf, buffer_full)
+{
+	perfEvent ev[] = { CYCLES, INSTRET, TIMESTAMP };
+	struct spt_decoded d;
+	struct perfStats st;
+	unsigned int i;
+
+	ASSERT_EQ(0, perfInit(1, 1));
+	ASSERT_EQ(0, perfManualInit(ev, 3, SPT_CHANNEL, perfCount_Delta, 8192));
+	ASSERT_EQ(0, perfTraceOn());
+	for (i = 0; i < 2000; i++)
+		perfWriteCntrs();	/* fails once the buffer is full */
+	ASSERT_EQ(0, perfWriteTrace(self->file));
+	ASSERT_EQ(0, perfGetStats(&st));
+	EXPECT_EQ(2000u, st.records + st.dropped);
+	/* the driver stopped the trace when the buffer was full, and said so */
+	EXPECT_NE(0u, st.aux_flags & PERF_AUX_FLAG_TRUNCATED);
+
+	ASSERT_EQ(0, spt_decode_file(self->file, self->dev.srcbits, &d));
+	EXPECT_GE(8192u, d.bytes);
+	EXPECT_LE(8000u, d.bytes);
+	EXPECT_LE(d.res.perf.errors, d.res.perf.truncated);
+	EXPECT_LE(1u, d.res.perf.headers);
+	/* what fits decodes (at most the last record is cut), the rest is not there */
+	EXPECT_LT(20u, d.nrec);
+	EXPECT_GT(2000u, d.nrec);
+	EXPECT_GE(1u, d.res.perf.truncated);
+	for (i = 1; i < d.nrec; i++)
+		EXPECT_LE(d.rec[i - 1].value[0], d.rec[i].value[0]);
+	spt_decoded_free(&d);
+}
+
+TEST_HARNESS_MAIN
