@@ -13,8 +13,11 @@
 #   make bench        deps + all, then every selftests/*/*_bench program in the VM
 #   make check-riscv  cross-build every module for riscv64 (defconfig and an
 #                     M-mode nommu config; trees prepared once in $(CACHE)/riscv)
-#   make check        deps + all + sparse + check-riscv, host tests, then the
-#                     selftests in the VM; the last line is "N passed, N failed[, N skipped]"
+#   make perf         perf from linux-source-6.12 with tools/perf/patches (the
+#                     SiFive trace support) in $(CACHE)/perf-build, which the VM
+#                     then uses; rebuilt only when the series or the source change
+#   make check        deps + all + perf + sparse + check-riscv, host tests, then
+#                     the selftests in the VM; the last line is "N passed, N failed[, N skipped]"
 #   make clean
 #
 # Variables: CACHE (default /var/cache/socpmu), KVER (default: the newest
@@ -43,7 +46,7 @@ export CACHE
 
 need-kdir = $(if $(wildcard $(KDIR)/Makefile),,$(error no kernel headers in '$(KDIR)': run 'make deps' as root))
 
-.PHONY: all deps modules tools selftests sparse run bench check check-riscv clean
+.PHONY: all deps modules tools selftests sparse run bench check check-riscv perf clean
 
 all: modules tools selftests
 
@@ -83,6 +86,9 @@ run: deps
 check-riscv:
 	@tools/vm/check-riscv.sh
 
+perf:
+	@tools/perf/build.sh
+
 bench: deps
 	@$(MAKE) --no-print-directory all
 	KVER=$(KVER) tools/vm/run-vm.sh --timeout $(VM_TIMEOUT) -- sh -c \
@@ -90,7 +96,7 @@ bench: deps
 		 for b in /selftests/*/*_bench; do echo "### $$b"; $$b || exit 1; done'
 
 check: deps
-	@$(MAKE) --no-print-directory all sparse check-riscv
+	@$(MAKE) --no-print-directory all perf sparse check-riscv
 	@KVER=$(KVER) tools/vm/check.sh
 
 clean:

@@ -11,7 +11,8 @@
 # initramfs built afresh each time in .build/vm/root with
 #   /lib/modules/$KVER/extra  the *.ko at the top of the tree + depmod, so
 #                             `modprobe socpmu_sim` pulls in socpmu_core
-#   /usr/bin/perf             the real perf binary of the host
+#   /usr/bin/perf             $CACHE/perf-build/perf (`make perf`: perf with
+#                             tools/perf/patches) if built, else the host's
 #   /selftests                run_all.sh, .build/selftests/* and selftests/*/*.sh
 #   /usr                      .build/tools-root/usr (the tools, `make tools`)
 #   /demo.sh                  tools/vm/demo.sh
@@ -78,13 +79,14 @@ done
 
 is_elf() { [[ $(head -c 4 "$1") == $'\x7fELF' ]]; }
 
-# Debian's linux-perf ships perf as /usr/bin/perf (bookworm) or as
-# /usr/bin/perf_X.Y behind a /usr/bin/perf wrapper script: take the newest
-# perf_X.Y binary, else /usr/bin/perf if that is the binary.
+# The perf of `make perf` if it was built. Else Debian's linux-perf, which
+# ships perf as /usr/bin/perf (bookworm) or as /usr/bin/perf_X.Y behind a
+# /usr/bin/perf wrapper script: take the newest perf_X.Y binary, else
+# /usr/bin/perf if that is the binary.
 find_perf() {
 	local p
-	for p in $(compgen -G '/usr/bin/perf_[0-9]*' | sort -rV) /usr/bin/perf; do
-		is_elf "$p" && { echo "$p"; return; }
+	for p in "$CACHE/perf-build/perf" $(compgen -G '/usr/bin/perf_[0-9]*' | sort -rV) /usr/bin/perf; do
+		[[ -f $p ]] && is_elf "$p" && { echo "$p"; return; }
 	done
 	return 1
 }

@@ -1,0 +1,720 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * perf record with the SiFive trace sink: the sifive-trace support that
+ * tools/perf/patches adds to perf (`make perf`), end to end in the VM.
+ *
+ * perf records the sifive_trace PMU while a workload writes records of the
+ * SiFive trace performance library format (header 0x70657266, count type,
+ * mask, counter definitions; records with one or two addresses and the
+ * counters) through /dev/sifive-itc. perf script must print exactly those
+ * records (--itrace=o) and one line per ITC store with the right SRC
+ * (--itrace=w); perf report -D must dump every raw Nexus packet.
+ *
+ * The workload is this program, which perf runs as
+ *   perf_record_test fib N COUNT OUT  the seed's fib example, built with
+ *                      -finstrument-functions: its hooks write a function
+ *                      entry/exit record (one ITC batch each) for every call
+ *                      of fib(N); COUNT is raw, delta or xor
+ *   perf_record_test pair OUT         two processes pinned on CPU 0 and 1
+ *                      write manual records (64-bit addresses) at once
+ *   perf_record_test flood N          N 32-bit stores 0..N-1 on channel 1
+ * and which writes to OUT (OUT.<cpu> for pair) the lines perf script must
+ * print for its records, with the number of ITC stores it made last.
+ *
+ * TODO: run the fib example of tools/libsifiveperf instead of the hooks
+ * here once the library can write its records into a trace that perf
+ * records (today it opens a sifive_trace event of its own per thread,
+ * which cannot share a hart with perf record's event).
+ *
+ * Needs root, the modules, and the perf that `make perf` built (version
+ * "+socpmu"); skips otherwise.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+
+#include <uapi/socpmu/sifive_itc.h>
+
+#include "kselftest_harness.h"
+#include "../lib/socpmu_test.h"
+
+#define NOTRACE		__attribute__((no_instrument_function))
+
+#define PERF		"perf"
+#define TMP		"/tmp/perf_record_test"
+#define ITC_CHANNEL	6
+#define MAGIC		0x70657266u
+#define FIB_N		12
+#define PAIR_RECORDS	20
+#define MAX_LINES	8192
+#define LINE_LEN	512
+
+enum { COUNT_RAW, COUNT_DELTA, COUNT_XOR };
+enum { REC_ENTER, REC_EXIT, REC_MANUAL };
+
+static const char *const count_names[] = { "raw", "delta", "xor" };
+static const char *const rec_names[] = { "enter", "exit", "manual" };
+
+/* ---- the workload: writing records ---- */
+
+struct counter {
+	unsigned int idx;	/* HPM counter number: bit in the mask */
+	uint32_t type;		/* OpenSBI event type */
+	uint64_t code;		/* code, or event data for type 2 */
+	unsigned int width;
+};
+
+/* cycle (64 bits), instret (64 bits), hpmcounter3: a raw event of 48 bits */
+static const struct counter counters[] = {
+	{ 0, 0, 0x1, 64 },
+	{ 2, 0, 0x2, 64 },
+	{ 3, 2, 0x202, 48 },
+};
+
+struct writer {
+	int fd;
+	int count;
+	uint32_t mask;
+	unsigned int nr_counters;
+	const struct counter *counters;
+	uint64_t last_addr;
+	uint64_t last[32];
+	unsigned long nr_records;
+	unsigned long stores;
+	FILE *expect;
+	struct sifive_itc_write batch[128];
+	unsigned int n;
+};
+
+static struct writer wr;
+
+static const char *counter_name(unsigned int idx, char *buf, size_t len) NOTRACE;
+static const char *counter_name(unsigned int idx, char *buf, size_t len)
+{
+	static const char *const names[] = { "cycle", "time", "instret" };
+
+	if (idx < ARRAY_SIZE(names))
+		return names[idx];
+	snprintf(buf, len, "hpmcounter%u", idx);
+	return buf;
+}
+
+static void put(struct writer *w, unsigned int width, uint32_t value) NOTRACE;
+static void put(struct writer *w, unsigned int width, uint32_t value)
+{
+	w->batch[w->n++] = (struct sifive_itc_write){
+		.channel = ITC_CHANNEL, .width = width, .value = value,
+	};
+}
+
+/* One ioctl per header or record, as the library does */
+static void flush(struct writer *w) NOTRACE;
+static void flush(struct writer *w)
+{
+	struct sifive_itc_batch b = {
+		.entries = (uintptr_t)w->batch, .count = w->n,
+	};
+
+	if (ioctl(w->fd, SIFIVE_ITC_IOC_WRITE, &b)) {
+		perror("SIFIVE_ITC_IOC_WRITE");
+		exit(2);
+	}
+	w->stores += w->n;
+	w->n = 0;
+}
+
+static uint64_t width_mask(unsigned int width) NOTRACE;
+static uint64_t width_mask(unsigned int width)
+{
+	return width >= 64 ? ~0ULL : (1ULL << width) - 1;
+}
+
+static void writer_header(struct writer *w) NOTRACE;
+static void writer_header(struct writer *w)
+{
+	unsigned int i;
+
+	put(w, 32, MAGIC);
+	put(w, 8, w->count);
+	put(w, 32, w->mask);
+	fprintf(w->expect, " header %s", count_names[w->count]);
+	for (i = 0; i < w->nr_counters; i++) {
+		const struct counter *c = &w->counters[i];
+		char name[32];
+
+		put(w, 32, c->type);
+		put(w, 32, c->code);
+		if (c->type == 2)
+			put(w, 32, c->code >> 32);
+		put(w, 32, (c->width - 1) << 12 | (0xc00 + c->idx));
+		fprintf(w->expect, " %s: %u/%#" PRIx64,
+			counter_name(c->idx, name, sizeof(name)), c->type, c->code);
+		w->last[c->idx] = 0;
+	}
+	fprintf(w->expect, "\n");
+	w->last_addr = 0;
+	flush(w);
+}
+
+static void put_addr(struct writer *w, uint64_t addr) NOTRACE;
+static void put_addr(struct writer *w, uint64_t addr)
+{
+	uint64_t val = addr;
+
+	if (w->count == COUNT_XOR) {
+		val ^= w->last_addr;
+		w->last_addr = addr;
+	}
+	if (val >> 32) {
+		put(w, 32, (uint32_t)val | 1);
+		put(w, 32, val >> 32);
+	} else {
+		put(w, 32, val);
+	}
+}
+
+/* The counter values of the k-th record: wrapping 48-bit raw event included */
+static uint64_t counter_value(const struct counter *c, unsigned long k, unsigned int salt) NOTRACE;
+static uint64_t counter_value(const struct counter *c, unsigned long k, unsigned int salt)
+{
+	switch (c->idx) {
+	case 0:
+		return 0xfffff000ULL + 977 * k + salt * 1000000ULL;
+	case 2:
+		return 500 + 13 * k;
+	default:
+		return ((1ULL << 48) - 1000 + 301 * k) & width_mask(c->width);
+	}
+}
+
+static void writer_record(struct writer *w, unsigned int type, uint64_t from, uint64_t to,
+			  unsigned int salt) NOTRACE;
+static void writer_record(struct writer *w, unsigned int type, uint64_t from, uint64_t to,
+			  unsigned int salt)
+{
+	unsigned long k = w->nr_records++;
+	unsigned int i;
+
+	put(w, 8, type);
+	put_addr(w, from);
+	fprintf(w->expect, " %s %#" PRIx64, rec_names[type], from);
+	if (type != REC_MANUAL) {
+		put_addr(w, to);
+		fprintf(w->expect, " -> %#" PRIx64, to);
+	}
+	for (i = 0; i < w->nr_counters; i++) {
+		const struct counter *c = &w->counters[i];
+		uint64_t mask = width_mask(c->width);
+		uint64_t v = counter_value(c, k, salt), x;
+		char name[32];
+
+		if (w->count == COUNT_DELTA)
+			x = (v - w->last[c->idx]) & mask;
+		else if (w->count == COUNT_XOR)
+			x = v ^ w->last[c->idx];
+		else
+			x = v;
+		put(w, 32, x);
+		if (x >> 32)
+			put(w, 16, (x >> 32) & 0xffff);
+		fprintf(w->expect, " %s: %" PRIu64, counter_name(c->idx, name, sizeof(name)), v);
+		if (w->count != COUNT_RAW)
+			fprintf(w->expect, " (+%" PRIu64 ")", (v - w->last[c->idx]) & mask);
+		w->last[c->idx] = v;
+	}
+	fprintf(w->expect, "\n");
+	flush(w);
+}
+
+static void writer_open(struct writer *w, const char *expect, int count) NOTRACE;
+static void writer_open(struct writer *w, const char *expect, int count)
+{
+	unsigned int i;
+
+	w->fd = open(SIFIVE_ITC_DEVICE, O_RDWR);
+	w->expect = fopen(expect, "w");
+	if (w->fd < 0 || !w->expect) {
+		perror(expect);
+		exit(2);
+	}
+	w->count = count;
+	w->counters = counters;
+	w->nr_counters = ARRAY_SIZE(counters);
+	for (i = 0; i < w->nr_counters; i++)
+		w->mask |= 1U << counters[i].idx;
+}
+
+static void writer_close(struct writer *w) NOTRACE;
+static void writer_close(struct writer *w)
+{
+	fprintf(w->expect, "stores %lu\n", w->stores);
+	fclose(w->expect);
+	close(w->fd);
+}
+
+/* -finstrument-functions hooks: a shadow stack of function starts */
+static bool tracing;
+static void *stack[256];
+static unsigned int depth;
+
+void __cyg_profile_func_enter(void *fn, void *site) NOTRACE;
+void __cyg_profile_func_enter(void *fn, void *site)
+{
+	(void)site;
+	if (!tracing || depth == ARRAY_SIZE(stack))
+		return;
+	writer_record(&wr, REC_ENTER, (uintptr_t)stack[depth - 1], (uintptr_t)fn, 0);
+	stack[depth++] = fn;
+}
+
+void __cyg_profile_func_exit(void *fn, void *site) NOTRACE;
+void __cyg_profile_func_exit(void *fn, void *site)
+{
+	(void)site;
+	if (!tracing || depth < 2)
+		return;
+	depth--;
+	writer_record(&wr, REC_EXIT, (uintptr_t)fn, (uintptr_t)stack[depth - 1], 0);
+}
+
+/* The seed's example */
+unsigned long fib(unsigned long f)
+{
+	if (f == 0)
+		return 0;
+
+	if (f == 1)
+		return 1;
+
+	return fib(f - 2) + fib(f - 1);
+}
+
+static int run_fib(unsigned long n, int count, const char *expect)
+{
+	unsigned long f;
+
+	writer_open(&wr, expect, count);
+	writer_header(&wr);
+	stack[0] = (void *)run_fib;
+	depth = 1;
+	tracing = true;
+	f = fib(n);
+	tracing = false;
+	printf("fib(%lu) = %lu\n", n, f);
+	writer_close(&wr);
+	return 0;
+}
+
+static int pin(int cpu) NOTRACE;
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static int run_pair(const char *expect) NOTRACE;
+static int run_pair(const char *expect)
+{
+	char path[256];
+	int cpu, status, ret = 0;
+	pid_t pid[2];
+
+	for (cpu = 0; cpu < 2; cpu++) {
+		pid[cpu] = fork();
+		if (pid[cpu])
+			continue;
+		snprintf(path, sizeof(path), "%s.%d", expect, cpu);
+		if (pin(cpu)) {
+			perror("sched_setaffinity");
+			exit(2);
+		}
+		writer_open(&wr, path, COUNT_RAW);
+		writer_header(&wr);
+		for (unsigned long k = 0; k < PAIR_RECORDS; k++) {
+			struct sifive_itc_write tag = {
+				.channel = 9, .width = 8, .value = 0xc0 + cpu,
+			};
+			struct sifive_itc_batch b = {
+				.entries = (uintptr_t)&tag, .count = 1,
+			};
+
+			writer_record(&wr, REC_MANUAL,
+				      0x7f0000001000ULL + cpu * 0x100000ULL + 0x40 * k, 0, cpu);
+			if (ioctl(wr.fd, SIFIVE_ITC_IOC_WRITE, &b))
+				exit(2);
+			wr.stores++;
+		}
+		writer_close(&wr);
+		exit(0);
+	}
+	for (cpu = 0; cpu < 2; cpu++) {
+		if (waitpid(pid[cpu], &status, 0) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			ret = 2;
+	}
+	return ret;
+}
+
+static int run_flood(unsigned long n) NOTRACE;
+static int run_flood(unsigned long n)
+{
+	static struct sifive_itc_write w[SIFIVE_ITC_MAX_BATCH];
+	struct sifive_itc_batch b = { .entries = (uintptr_t)w };
+	int fd = open(SIFIVE_ITC_DEVICE, O_RDWR);
+	unsigned long i = 0;
+
+	if (fd < 0)
+		return 2;
+	while (i < n) {
+		for (b.count = 0; b.count < SIFIVE_ITC_MAX_BATCH && i < n; b.count++, i++)
+			w[b.count] = (struct sifive_itc_write){ .channel = 1, .width = 32, .value = i };
+		if (ioctl(fd, SIFIVE_ITC_IOC_WRITE, &b))
+			return 2;
+	}
+	close(fd);
+	return 0;
+}
+
+/* ---- the tests: running perf ---- */
+
+/* Run argv with stdout to @out (if not NULL), stderr to TMP.log; the exit status */
+static int run(char *const argv[], const char *out) NOTRACE;
+static int run(char *const argv[], const char *out)
+{
+	int status, fd;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		fd = open(TMP ".log", O_WRONLY | O_CREAT | O_APPEND, 0644);
+		if (fd >= 0)
+			dup2(fd, 2);
+		if (out) {
+			fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			if (fd < 0)
+				_exit(126);
+			dup2(fd, 1);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+struct lines {
+	int n;
+	char (*l)[LINE_LEN];
+};
+
+/*
+ * Read @path's lines: trailing blanks and a " ts: N" timestamp dropped;
+ * blank lines and perf's warnings (not starting with a blank or '[') skipped.
+ */
+static int read_lines(const char *path, struct lines *ls, bool perf_output) NOTRACE;
+static int read_lines(const char *path, struct lines *ls, bool perf_output)
+{
+	char buf[LINE_LEN], *p;
+	FILE *f = fopen(path, "r");
+
+	ls->n = 0;
+	if (!ls->l)
+		ls->l = calloc(MAX_LINES, LINE_LEN);
+	if (!f || !ls->l)
+		return -1;
+	while (fgets(buf, sizeof(buf), f) && ls->n < MAX_LINES) {
+		p = strstr(buf, " ts: ");
+		if (p)
+			*p = '\0';
+		p = buf + strlen(buf);
+		while (p > buf && (p[-1] == '\n' || p[-1] == ' '))
+			*--p = '\0';
+		if (!buf[0] || (perf_output && buf[0] != ' ' && buf[0] != '['))
+			continue;
+		snprintf(ls->l[ls->n++], LINE_LEN, "%s", buf);
+	}
+	fclose(f);
+	return 0;
+}
+
+/* The "stores N" line at the end of an expected file, removed */
+static unsigned long take_stores(struct lines *ls) NOTRACE;
+static unsigned long take_stores(struct lines *ls)
+{
+	unsigned long n = 0;
+
+	if (ls->n && sscanf(ls->l[ls->n - 1], "stores %lu", &n) == 1)
+		ls->n--;
+	return n;
+}
+
+static int count_matching(const char *path, const char *needle) NOTRACE;
+static int count_matching(const char *path, const char *needle)
+{
+	char buf[LINE_LEN];
+	FILE *f = fopen(path, "r");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(buf, sizeof(buf), f))
+		n += !!strstr(buf, needle);
+	fclose(f);
+	return n;
+}
+
+/* The SRC of the trace encoder of @cpu, from the PMU's encoders file */
+static int encoder_src(int cpu) NOTRACE;
+static int encoder_src(int cpu)
+{
+	char buf[4096], *p = buf;
+	unsigned int hart, src, bits;
+	int c;
+
+	if (sp_read_file(SP_PMU_BUS "/sifive_trace/encoders", buf, sizeof(buf)) < 0)
+		return -1;
+	for (; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p) {
+		if (sscanf(p, "cpu=%d hart=%u src=%u srcbits=%u", &c, &hart, &src, &bits) == 4 &&
+		    c == cpu)
+			return src;
+	}
+	return -1;
+}
+
+static char self_exe[256];
+
+FIXTURE(perf_record) {
+	struct sp_dev dev;
+	struct lines got, want;
+};
+
+FIXTURE_SETUP(perf_record)
+{
+	char *version[] = { PERF, "version", NULL };
+	char line[256] = "";
+	char path[] = TMP ".version";
+	FILE *f;
+	int ret;
+
+	memset(&self->dev, 0, sizeof(self->dev));
+	if (geteuid())
+		SKIP(return, "needs root");
+	if (sp_sim_available() || !sp_path_exists(SP_PMU_BUS "/sifive_trace/type") ||
+	    !sp_path_exists(SIFIVE_ITC_DEVICE))
+		SKIP(return, "no socpmu_sim + sifive_trace");
+	if (run(version, path))
+		SKIP(return, "no perf");
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(line, sizeof(line), f))
+			line[0] = '\0';
+		fclose(f);
+	}
+	if (!strstr(line, "+socpmu"))
+		SKIP(return, "%s: not the perf of `make perf`", line);
+
+	snprintf(self->dev.name, sizeof(self->dev.name), "perf_record_%d", getpid());
+	snprintf(line, sizeof(line), "trace name=%s", self->dev.name);
+	ret = sp_sim_new_device(line);
+	ASSERT_EQ(0, ret) TH_LOG("new_device %s: %s", line, strerror(-ret));
+	self->dev.alive = true;
+	for (int i = 0; i < 100 && encoder_src(1) < 0; i++)
+		usleep(10000);
+	ASSERT_LE(0, encoder_src(0));
+	ASSERT_LE(0, encoder_src(1));
+	unlink(TMP ".log");
+}
+
+FIXTURE_TEARDOWN(perf_record)
+{
+	if (self->dev.alive)
+		sp_dev_delete(&self->dev);
+	free(self->got.l);
+	free(self->want.l);
+}
+
+/* Record "fib N COUNT" (and the options before "--"), check perf script */
+static void check_fib(struct __test_metadata *_metadata, FIXTURE_DATA(perf_record) *self,
+		      const char *count, const char *opt) NOTRACE;
+static void check_fib(struct __test_metadata *_metadata, FIXTURE_DATA(perf_record) *self,
+		      const char *count, const char *opt)
+{
+	char n[16];
+	char *record[] = { PERF, "record", "-q", "-e", "sifive_trace//", "-o", TMP ".data",
+			   (char *)opt, "--", self_exe, "fib", n, (char *)count, TMP ".want",
+			   NULL };
+	char *script[] = { PERF, "script", "-i", TMP ".data", "--itrace=o", "-F", "synth",
+			   NULL };
+	char *syms[] = { PERF, "script", "-i", TMP ".data", "--itrace=o", "-F", "ip,sym",
+			 NULL };
+	char *itc[] = { PERF, "script", "-i", TMP ".data", "--itrace=w", "-F", "synth",
+			NULL };
+	unsigned long stores, calls;
+	int i;
+
+	snprintf(n, sizeof(n), "%d", FIB_N);
+	if (!opt) {
+		/* no option: close the gap */
+		memmove(&record[7], &record[8], sizeof(record) - 8 * sizeof(record[0]));
+	}
+	ASSERT_EQ(0, run(record, TMP ".out")) TH_LOG("perf record failed, see " TMP ".log");
+	ASSERT_EQ(0, run(script, TMP ".got"));
+	ASSERT_EQ(0, read_lines(TMP ".got", &self->got, true));
+	ASSERT_EQ(0, read_lines(TMP ".want", &self->want, false));
+	stores = take_stores(&self->want);
+
+	/* fib(n) makes 2 * fib(n + 1) - 1 calls: an entry and an exit each */
+	calls = 2 * fib(FIB_N + 1) - 1;
+	ASSERT_EQ(1 + 2 * calls, (unsigned long)self->want.n);
+	ASSERT_EQ(self->want.n, self->got.n);
+	for (i = 0; i < self->want.n; i++)
+		ASSERT_STREQ(self->want.l[i], self->got.l[i]) TH_LOG("record %d", i);
+
+	/* One ITC message per store */
+	ASSERT_EQ(0, run(itc, TMP ".itc"));
+	ASSERT_EQ(stores, (unsigned long)count_matching(TMP ".itc", " ch:  6 "));
+
+	/* Symbols: every record but the first entry is about fib */
+	ASSERT_EQ(0, run(syms, TMP ".syms"));
+	ASSERT_EQ(2 * calls - 1, (unsigned long)count_matching(TMP ".syms", " fib"));
+	ASSERT_EQ(1, count_matching(TMP ".syms", " run_fib"));
+}
+
+TEST_F_TIMEOUT(perf_record, fib_delta, 90)
+{
+	check_fib(_metadata, self, "delta", NULL);
+}
+
+TEST_F_TIMEOUT(perf_record, fib_raw, 90)
+{
+	check_fib(_metadata, self, "raw", NULL);
+}
+
+TEST_F_TIMEOUT(perf_record, fib_xor_per_thread, 90)
+{
+	check_fib(_metadata, self, "xor", "--per-thread");
+}
+
+/* perf record -a: two harts at once behind the funnel, each on its CPU */
+TEST_F_TIMEOUT(perf_record, system_wide_two_harts, 90)
+{
+	char *record[] = { PERF, "record", "-q", "-a", "-e", "sifive_trace//", "-o", TMP ".data",
+			   "--", self_exe, "pair", TMP ".want", NULL };
+	char *script[] = { PERF, "script", "-i", TMP ".data", "--itrace=o", "-F", "cpu,synth",
+			   NULL };
+	char *itc[] = { PERF, "script", "-i", TMP ".data", "--itrace=w", "-F", "cpu,synth",
+			NULL };
+	char path[64], prefix[16], want[LINE_LEN];
+	int cpu, i, j, src, tags;
+
+	ASSERT_EQ(0, run(record, TMP ".out")) TH_LOG("perf record failed, see " TMP ".log");
+	ASSERT_EQ(0, run(script, TMP ".got"));
+	ASSERT_EQ(0, read_lines(TMP ".got", &self->got, true));
+
+	for (cpu = 0; cpu < 2; cpu++) {
+		snprintf(path, sizeof(path), TMP ".want.%d", cpu);
+		ASSERT_EQ(0, read_lines(path, &self->want, false));
+		take_stores(&self->want);
+		ASSERT_EQ(1 + PAIR_RECORDS, self->want.n);
+
+		/* This CPU's records, in order, are exactly its writer's */
+		snprintf(prefix, sizeof(prefix), "[%03d] ", cpu);
+		for (i = 0, j = 0; i < self->got.n; i++) {
+			if (strncmp(self->got.l[i], prefix, strlen(prefix)))
+				continue;
+			ASSERT_LT(j, self->want.n);
+			snprintf(want, sizeof(want), "%s%s", prefix, self->want.l[j++]);
+			ASSERT_STREQ(want, self->got.l[i]);
+		}
+		ASSERT_EQ(self->want.n, j) TH_LOG("CPU %d: %d of %d records", cpu, j, self->want.n);
+	}
+
+	/* ITC messages: each CPU's come from its hart's SRC */
+	ASSERT_EQ(0, run(itc, TMP ".itc"));
+	for (cpu = 0; cpu < 2; cpu++) {
+		src = encoder_src(cpu);
+		snprintf(want, sizeof(want), "[%03d]  src: %d ch:  9  8-bit:       0x%x", cpu, src,
+			 0xc0 + cpu);
+		tags = count_matching(TMP ".itc", want);
+		ASSERT_EQ(PAIR_RECORDS, tags) TH_LOG("%s", want);
+	}
+}
+
+/* perf report -D: every ITC store as a raw data acquisition packet */
+TEST_F_TIMEOUT(perf_record, report_dump, 90)
+{
+	char n[16];
+	char *record[] = { PERF, "record", "-q", "-e", "sifive_trace//", "-o", TMP ".data",
+			   "--", self_exe, "fib", n, "raw", TMP ".want", NULL };
+	char *report[] = { PERF, "report", "-D", "-i", TMP ".data", NULL };
+	unsigned long stores;
+
+	snprintf(n, sizeof(n), "%d", 5);
+	ASSERT_EQ(0, run(record, TMP ".out"));
+	ASSERT_EQ(0, run(report, TMP ".dump"));
+	ASSERT_EQ(0, read_lines(TMP ".want", &self->want, false));
+	stores = take_stores(&self->want);
+
+	ASSERT_LT(0, count_matching(TMP ".dump", ". ... SiFive Trace data: size"));
+	ASSERT_LT(0, count_matching(TMP ".dump", " ICT_WS src "));
+	ASSERT_EQ(stores, (unsigned long)count_matching(TMP ".dump", " (ch 6, "));
+	/* perf turns timestamps on: XOR timestamps in every store's message */
+	ASSERT_EQ(stores, (unsigned long)count_matching(TMP ".dump", " ts ^"));
+	ASSERT_EQ(1, count_matching(TMP ".dump",
+				    "tag 0x18 (ch 6, 32-bit) data 0x70657266"));
+	ASSERT_EQ(0, count_matching(TMP ".dump", "Bad packet"));
+}
+
+/* Snapshot mode: what is left in the AUX area at exit, newest last */
+TEST_F_TIMEOUT(perf_record, snapshot, 90)
+{
+	char *record[] = { PERF, "record", "-q", "-Se", "-m,8K", "-e", "sifive_trace//",
+			   "-o", TMP ".data", "--", self_exe, "flood", "4000", NULL };
+	char *script[] = { PERF, "script", "-i", TMP ".data", "--itrace=w", "-F", "synth",
+			   NULL };
+	unsigned int v, next = 0;
+	int i;
+
+	ASSERT_EQ(0, run(record, TMP ".out")) TH_LOG("perf record failed, see " TMP ".log");
+	ASSERT_EQ(0, run(script, TMP ".got"));
+	ASSERT_EQ(0, read_lines(TMP ".got", &self->got, true));
+
+	/* A run of consecutive values that ends with the last one */
+	ASSERT_LT(100, self->got.n);
+	ASSERT_GT(4000, self->got.n);
+	for (i = 0; i < self->got.n; i++) {
+		ASSERT_EQ(1, sscanf(self->got.l[i], " src: %*u ch:  1 32-bit: %x", &v))
+			TH_LOG("%s", self->got.l[i]);
+		if (i)
+			ASSERT_EQ(next, v);
+		next = v + 1;
+	}
+	ASSERT_EQ(4000, next);
+}
+
+int main(int argc, char **argv)
+{
+	ssize_t n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
+
+	if (n > 0)
+		self_exe[n] = '\0';
+	if (argc == 5 && !strcmp(argv[1], "fib")) {
+		int count;
+
+		for (count = 0; count < 3; count++)
+			if (!strcmp(argv[3], count_names[count]))
+				return run_fib(strtoul(argv[2], NULL, 0), count, argv[4]);
+		return 2;
+	}
+	if (argc == 3 && !strcmp(argv[1], "pair"))
+		return run_pair(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "flood"))
+		return run_flood(strtoul(argv[2], NULL, 0));
+	return test_harness_run(argc, argv);
+}
