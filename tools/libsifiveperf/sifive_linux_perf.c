@@ -26,6 +26,19 @@
  * (drained by the driver into a 1 MiB AUX buffer). SIFIVE_PERF_BUFFER_SIZE
  * overrides the size. Stop-on-wrap: when a thread's buffer is full its
  * trace stops; perfWriteTrace() says how many records were lost.
+ *
+ * perf-record mode (SIFIVE_PERF_MODE=perf-record in the environment at
+ * perfInit(); the variable's other values are sifive-perf record's
+ * collection modes, for the preload): for a program run under `perf record -e sifive_trace//`,
+ * whose event already traces the hart (the PMU has one event per hart, so
+ * the library's own event would fail with EBUSY). The library opens no
+ * sifive_trace event and no AUX buffer: headers and records are only the
+ * ITC stores of /dev/sifive-itc, which perf's event traces into perf.data
+ * (`perf script --itrace=o` decodes them). Counters, perfTraceOn() (a
+ * header), perfTraceOff() and the records are as in the normal mode;
+ * perfWriteTrace() writes no file and returns 0 (perf.data holds the trace).
+ * Chosen explicitly, never on EBUSY, so that a busy hart is an error
+ * rather than a silent trace-less run.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -99,6 +112,7 @@ static struct {
 	int num_cores;
 	int num_funnels;
 	enum spf_mode mode;
+	bool perf_record;		/* SIFIVE_PERF_MODE=perf-record: no trace event */
 	int trace_type;
 	int hpm_type;
 	int itc_fd;
@@ -377,8 +391,9 @@ static int open_trace(struct spf_slot *s)
 	fd = sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
 		err = errno;
-		spf_err("sifive_trace event (config=%#llx): %s", (unsigned long long)attr.config,
-			strerror(err));
+		spf_err("sifive_trace event (config=%#llx): %s%s", (unsigned long long)attr.config,
+			strerror(err), err == EBUSY ? " (under perf record -e sifive_trace//? "
+			"set SIFIVE_PERF_MODE=perf-record)" : "");
 		return -err;
 	}
 	s->trace_fd = (int)fd;
@@ -464,7 +479,7 @@ static struct spf_slot *thread_slot(void)
 	s->tid = spf_gettid();
 	atomic_store(&s->used, 1);
 	ret = open_counters(s);
-	if (!ret)
+	if (!ret && !g.perf_record)
 		ret = open_trace(s);
 	if (ret) {
 		close_slot(s);
@@ -585,6 +600,7 @@ static void spf_atfork_child(void)
 SPF_API int perfInit(int num_cores, int num_funnels)
 {
 	const char *tname = pmu_name("SIFIVE_PERF_TRACE_PMU", "sifive_trace");
+	const char *mode = getenv("SIFIVE_PERF_MODE");
 	int ret = 1, fd;
 
 	pthread_mutex_lock(&g.lock);
@@ -601,6 +617,8 @@ SPF_API int perfInit(int num_cores, int num_funnels)
 			num_funnels);
 		goto out;
 	}
+	/* Its other values (manual, func, timer) are sifive-perf record's */
+	g.perf_record = mode && !strcmp(mode, "perf-record");
 	g.trace_type = pmu_type(tname);
 	if (g.trace_type < 0) {
 		spf_err("perfInit(): no %s PMU (load sifive_trace.ko)", tname);
@@ -1104,6 +1122,8 @@ SPF_API int perfWriteTrace(char *file)
 		spf_err("perfWriteTrace(): the library is not initialised");
 		return 1;
 	}
+	if (g.perf_record)
+		return 0;	/* perf record has the trace: no file */
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		spf_err("perfWriteTrace(): %s: %s", path, strerror(errno));

@@ -15,7 +15,10 @@
  * timer works on Linux (a per-thread CPU-time timer: the sampled user PC
  * and the counters), and nothing needs the trace encoders mapped into the
  * process (the tmm[]/fmm objects of the vendor examples may be defined but
- * are not used). See Documentation/admin-guide/perf/sifive-perf.rst.
+ * are not used). Under `perf record -e sifive_trace//`, set
+ * SIFIVE_PERF_MODE=perf-record: the records go into perf's trace (perf.data)
+ * and perfWriteTrace() writes no file. See
+ * Documentation/admin-guide/perf/sifive-perf.rst.
  */
 #ifndef SIFIVE_LINUX_PERF_H_
 #define SIFIVE_LINUX_PERF_H_
