@@ -91,6 +91,9 @@ int socpmu_sim_add_child(struct socpmu_sim_dev *sdev, const char *name,
 			 const struct property_entry *props);
 int socpmu_sim_parse_uint(const char *key, const char *val, unsigned int min,
 			  unsigned int max, unsigned int *res);
+int socpmu_sim_parse_units(const char *key, const char *word, unsigned int nr,
+			   unsigned int *first, unsigned int *end);
+int socpmu_sim_parse_u64(const char *key, const char *word, u64 *res);
 char *socpmu_sim_get_cmd(const char __user *ubuf, size_t count);
 int socpmu_sim_split(char *cmd, char **words, int n);
 

@@ -83,6 +83,47 @@ int socpmu_sim_parse_uint(const char *key, const char *val, unsigned int min,
 }
 
 /**
+ * socpmu_sim_parse_units() - parse the "<N|all>" word of a debugfs command
+ * @key: what a unit is ("core", "tile", "hart"), for the error message
+ * @word: the word
+ * @nr: number of units of the device
+ * @first: first unit selected
+ * @end: one past the last unit selected
+ *
+ * Return: 0, or -EINVAL with a pr_debug() reason.
+ */
+int socpmu_sim_parse_units(const char *key, const char *word, unsigned int nr,
+			   unsigned int *first, unsigned int *end)
+{
+	if (!strcmp(word, "all")) {
+		*first = 0;
+		*end = nr;
+		return 0;
+	}
+	if (socpmu_sim_parse_uint(key, word, 0, nr - 1, first))
+		return -EINVAL;
+	*end = *first + 1;
+	return 0;
+}
+
+/**
+ * socpmu_sim_parse_u64() - parse an amount of a debugfs command
+ * @key: what it is, for the error message
+ * @word: the word (C syntax)
+ * @res: receives the value
+ *
+ * Return: 0, or -EINVAL with a pr_debug() reason.
+ */
+int socpmu_sim_parse_u64(const char *key, const char *word, u64 *res)
+{
+	if (kstrtou64(word, 0, res)) {
+		pr_debug("%s=%s: expected a u64\n", key, word);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
  * socpmu_sim_get_cmd() - copy a command written to a debugfs file
  * @ubuf: user buffer of write()
  * @count: its length, at most SOCPMU_SIM_CMD_MAX - 1

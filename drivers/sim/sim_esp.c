@@ -322,7 +322,7 @@ static ssize_t esp_sim_inject_write(struct file *file, const char __user *ubuf,
 {
 	char *cmd __free(kfree) = socpmu_sim_get_cmd(ubuf, count);
 	struct esp_sim *es = file->private_data;
-	unsigned int first = 0, end = es->ntiles, mon, t, hits = 0;
+	unsigned int first, end, mon, t, hits = 0;
 	unsigned long flags;
 	char *w[3];
 	u64 n;
@@ -331,17 +331,12 @@ static ssize_t esp_sim_inject_write(struct file *file, const char __user *ubuf,
 		return PTR_ERR(cmd);
 	if (socpmu_sim_split(cmd, w, 3))
 		return -EINVAL;
-	if (strcmp(w[0], "all")) {
-		if (socpmu_sim_parse_uint("tile", w[0], 0, es->ntiles - 1, &first))
-			return -EINVAL;
-		end = first + 1;
-	}
+	if (socpmu_sim_parse_units("tile", w[0], es->ntiles, &first, &end))
+		return -EINVAL;
 	if (esp_sim_parse_mon(w[1], &mon))
 		return -EINVAL;
-	if (kstrtou64(w[2], 0, &n)) {
-		pr_debug("n %s: expected a u64\n", w[2]);
+	if (socpmu_sim_parse_u64("n", w[2], &n))
 		return -EINVAL;
-	}
 
 	raw_spin_lock_irqsave(&es->lock, flags);
 	esp_sim_sync(es);

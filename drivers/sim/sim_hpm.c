@@ -746,21 +746,6 @@ static int hpm_sim_parse_fire(char *list, struct hpm_sim_fire *f)
 	return 0;
 }
 
-/* "<hart|all>": the first and last hart */
-static int hpm_sim_parse_harts(struct hpm_sim *hs, const char *s, unsigned int *first,
-			       unsigned int *last)
-{
-	if (!strcmp(s, "all")) {
-		*first = 0;
-		*last = hs->cfg->harts - 1;
-		return 0;
-	}
-	if (socpmu_sim_parse_uint("hart", s, 0, hs->cfg->harts - 1, first))
-		return -EINVAL;
-	*last = *first;
-	return 0;
-}
-
 static void hpm_sim_fire(struct hpm_sim_hart *h, const struct hpm_sim_fire *f, u64 n)
 {
 	struct hpm_sim *hs = h->sim;
@@ -787,7 +772,7 @@ static ssize_t hpm_sim_inject_write(struct file *file, const char __user *ubuf,
 {
 	struct hpm_sim *hs = file->private_data;
 	struct hpm_sim_fire f;
-	unsigned int first, last, i;
+	unsigned int first, end, i;
 	char *cmd, *w[3];
 	u64 n;
 	int ret;
@@ -797,13 +782,13 @@ static ssize_t hpm_sim_inject_write(struct file *file, const char __user *ubuf,
 		return PTR_ERR(cmd);
 	ret = socpmu_sim_split(cmd, w, 3);
 	if (!ret)
-		ret = hpm_sim_parse_harts(hs, w[0], &first, &last);
+		ret = socpmu_sim_parse_units("hart", w[0], hs->cfg->harts, &first, &end);
 	if (!ret)
 		ret = hpm_sim_parse_fire(w[1], &f);
-	if (!ret && kstrtou64(w[2], 0, &n))
-		ret = -EINVAL;
+	if (!ret)
+		ret = socpmu_sim_parse_u64("n", w[2], &n);
 	if (!ret) {
-		for (i = first; i <= last; i++)
+		for (i = first; i < end; i++)
 			hpm_sim_fire(&hs->harts[i], &f, n);
 		ret = count;
 	}
@@ -839,7 +824,7 @@ static ssize_t hpm_sim_rate_write(struct file *file, const char __user *ubuf,
 				  size_t count, loff_t *ppos)
 {
 	struct hpm_sim *hs = ((struct seq_file *)file->private_data)->private;
-	unsigned int first, last, i, rate;
+	unsigned int first, end, i, rate;
 	unsigned long irqflags;
 	char *cmd, *w[3];
 	int ret, e = 0;
@@ -850,7 +835,7 @@ static ssize_t hpm_sim_rate_write(struct file *file, const char __user *ubuf,
 		return PTR_ERR(cmd);
 	ret = socpmu_sim_split(cmd, w, 3);
 	if (!ret)
-		ret = hpm_sim_parse_harts(hs, w[0], &first, &last);
+		ret = socpmu_sim_parse_units("hart", w[0], hs->cfg->harts, &first, &end);
 	if (!ret) {
 		e = hpm_sim_rate_index(w[1]);
 		ret = e < 0 ? e : 0;
@@ -858,7 +843,7 @@ static ssize_t hpm_sim_rate_write(struct file *file, const char __user *ubuf,
 	if (!ret)
 		ret = socpmu_sim_parse_uint("rate", w[2], 0, HPM_SIM_RATE_ONE, &rate);
 	if (!ret) {
-		for (i = first; i <= last; i++) {
+		for (i = first; i < end; i++) {
 			struct hpm_sim_hart *h = &hs->harts[i];
 
 			raw_spin_lock_irqsave(&h->lock, irqflags);

@@ -265,27 +265,12 @@ static int pulp_sim_parse_events(char *list, u32 *fired)
 	return 0;
 }
 
-/* "<core|all>": the cores a debugfs command acts on */
-static int pulp_sim_parse_cores(struct pulp_sim *ps, const char *word,
-				unsigned int *first, unsigned int *last)
-{
-	if (!strcmp(word, "all")) {
-		*first = 0;
-		*last = ps->cfg->cores - 1;
-		return 0;
-	}
-	if (socpmu_sim_parse_uint("core", word, 0, ps->cfg->cores - 1, first))
-		return -EINVAL;
-	*last = *first;
-	return 0;
-}
-
 static ssize_t pulp_sim_inject_write(struct file *file, const char __user *ubuf,
 				     size_t count, loff_t *ppos)
 {
 	struct socpmu_sim_dev *sdev = file->private_data;
 	struct pulp_sim *ps = sdev->model;
-	unsigned int core, first, last;
+	unsigned int core, first, end;
 	unsigned long flags;
 	char *cmd, *w[3];
 	u32 fired;
@@ -297,15 +282,15 @@ static ssize_t pulp_sim_inject_write(struct file *file, const char __user *ubuf,
 		return PTR_ERR(cmd);
 	ret = socpmu_sim_split(cmd, w, 3);
 	if (!ret)
-		ret = pulp_sim_parse_cores(ps, w[0], &first, &last);
+		ret = socpmu_sim_parse_units("core", w[0], ps->cfg->cores, &first, &end);
 	if (!ret)
 		ret = pulp_sim_parse_events(w[1], &fired);
-	if (!ret && kstrtou64(w[2], 0, &cycles))
-		ret = -EINVAL;
+	if (!ret)
+		ret = socpmu_sim_parse_u64("n", w[2], &cycles);
 	if (ret)
 		goto out;
 	raw_spin_lock_irqsave(&ps->lock, flags);
-	for (core = first; core <= last; core++)
+	for (core = first; core < end; core++)
 		pulp_sim_fire(ps, &ps->cores[core], fired, cycles);
 	raw_spin_unlock_irqrestore(&ps->lock, flags);
 	ret = count;
@@ -331,7 +316,7 @@ static ssize_t pulp_sim_csr_write(struct file *file, const char __user *ubuf,
 {
 	struct socpmu_sim_dev *sdev = file->private_data;
 	struct pulp_sim *ps = sdev->model;
-	unsigned int core, first, last, csr, val;
+	unsigned int core, first, end, csr, val;
 	char *cmd, *w[3];
 	int ret;
 
@@ -340,13 +325,13 @@ static ssize_t pulp_sim_csr_write(struct file *file, const char __user *ubuf,
 		return PTR_ERR(cmd);
 	ret = socpmu_sim_split(cmd, w, 3);
 	if (!ret)
-		ret = pulp_sim_parse_cores(ps, w[0], &first, &last);
+		ret = socpmu_sim_parse_units("core", w[0], ps->cfg->cores, &first, &end);
 	if (!ret)
 		ret = socpmu_sim_parse_uint("csr", w[1], PULP_CSR_PCCR0, PULP_CSR_PCMR, &csr);
 	if (!ret && kstrtouint(w[2], 0, &val))
 		ret = -EINVAL;
 	if (!ret) {
-		for (core = first; core <= last; core++)
+		for (core = first; core < end; core++)
 			pulp_sim_reg_write(ps, PULP_CSR_REG(core, csr), val);
 		ret = count;
 	}

@@ -370,29 +370,6 @@ static int tensix_sim_reg_write(void *model, unsigned int reg, unsigned int val)
 	return 0;
 }
 
-/* Parse "<core|all>" into the core range [*first, *end) */
-static int tensix_sim_cores(const struct tensix_sim *ts, const char *s,
-			    unsigned int *first, unsigned int *end)
-{
-	*first = 0;
-	*end = ts->ncores;
-	if (!strcmp(s, "all"))
-		return 0;
-	if (socpmu_sim_parse_uint("core", s, 0, ts->ncores - 1, first))
-		return -EINVAL;
-	*end = *first + 1;
-	return 0;
-}
-
-static int tensix_sim_parse_u64(const char *key, const char *s, u64 *res)
-{
-	if (kstrtou64(s, 0, res)) {
-		pr_debug("%s %s: expected a u64\n", key, s);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /* debugfs "inject": "<core|all> <bank> <id> <n>" */
 static ssize_t tensix_sim_inject_write(struct file *file, const char __user *ubuf,
 				       size_t count, loff_t *ppos)
@@ -407,7 +384,7 @@ static ssize_t tensix_sim_inject_write(struct file *file, const char __user *ubu
 
 	if (IS_ERR(cmd))
 		return PTR_ERR(cmd);
-	if (socpmu_sim_split(cmd, w, 4) || tensix_sim_cores(ts, w[0], &first, &end))
+	if (socpmu_sim_split(cmd, w, 4) || socpmu_sim_parse_units("core", w[0], ts->ncores, &first, &end))
 		return -EINVAL;
 	b = match_string(tensix_bank_names, TENSIX_NR_BANKS, w[1]);
 	if (b < 0) {
@@ -416,7 +393,7 @@ static ssize_t tensix_sim_inject_write(struct file *file, const char __user *ubu
 	}
 	if (socpmu_sim_parse_uint("id", w[2], 0, b == TENSIX_BANK_L1 ?
 				  ts->nsignals - 1 : TENSIX_NR_SEL - 1, &id) ||
-	    tensix_sim_parse_u64("n", w[3], &n))
+	    socpmu_sim_parse_u64("n", w[3], &n))
 		return -EINVAL;
 
 	raw_spin_lock_irqsave(&ts->lock, flags);
@@ -441,8 +418,8 @@ static ssize_t tensix_sim_advance_write(struct file *file, const char __user *ub
 
 	if (IS_ERR(cmd))
 		return PTR_ERR(cmd);
-	if (socpmu_sim_split(cmd, w, 2) || tensix_sim_cores(ts, w[0], &first, &end) ||
-	    tensix_sim_parse_u64("cycles", w[1], &n))
+	if (socpmu_sim_split(cmd, w, 2) || socpmu_sim_parse_units("core", w[0], ts->ncores, &first, &end) ||
+	    socpmu_sim_parse_u64("cycles", w[1], &n))
 		return -EINVAL;
 
 	raw_spin_lock_irqsave(&ts->lock, flags);
