@@ -827,16 +827,6 @@ TEST_F_TIMEOUT(perf_record, fib_library, 300)
 	/* perf script prints exactly those records */
 	ASSERT_EQ(0, run(script, TMP ".got"));
 	lines = same_lines(TMP ".got", TMP ".want", &line);
-	/*
-	 * FIXME: perf's record decoder (tools/perf/patches 0004) stops part of
-	 * the way through this trace (after 19391 to 25210 of 43783 lines in
-	 * the VM, varying from run to run),
-	 * while the library's decoder finds every record in perf's ITC stores.
-	 * Until that is fixed, a perf output that is right but ends early skips.
-	 */
-	if (lines == -3)
-		SKIP(return, "perf script --itrace=o stopped after %ld of %lu records "
-		     "(all right so far): perf decoder bug", line, 1 + 2 * calls);
 	ASSERT_EQ((long)(1 + 2 * calls), lines) TH_LOG("differs at line %ld", line);
 	ASSERT_EQ(1, count_matching(TMP ".got", " header delta cycle: "));
 	ASSERT_EQ((int)calls, count_matching(TMP ".got", " enter 0x"));
