@@ -16,8 +16,16 @@
 #   make perf         perf from linux-source-6.12 with tools/perf/patches (the
 #                     SiFive trace support) in $(CACHE)/perf-build, which the VM
 #                     then uses; rebuilt only when the series or the source change
-#   make check        deps + all + perf + sparse + check-riscv, host tests, then
-#                     the selftests in the VM; the last line is "N passed, N failed[, N skipped]"
+#   make checkpatch   checkpatch.pl --strict (from $(CACHE)/checkpatch) on every
+#                     file under drivers/ and include/: fails on errors, lists
+#                     warnings (tools/vm/checkpatch.sh)
+#   make fuzz         deps + all, then the long reliability run in the VM: 1M
+#                     fuzzer iterations and the long stress, module and
+#                     security tests, with a summary (tools/vm/fuzz.sh;
+#                     FUZZ_ITERATIONS, FUZZ_SEED, FUZZ_SECONDS, FUZZ_TIMEOUT)
+#   make check        deps + all + perf + sparse + checkpatch + check-riscv, host tests,
+#                     then the selftests in the VM; the last line is
+#                     "N passed, N failed[, N skipped]"
 #   make clean
 #
 # Variables: CACHE (default /var/cache/socpmu), KVER (default: the newest
@@ -46,7 +54,7 @@ export CACHE
 
 need-kdir = $(if $(wildcard $(KDIR)/Makefile),,$(error no kernel headers in '$(KDIR)': run 'make deps' as root))
 
-.PHONY: all deps modules tools selftests sparse run bench check check-riscv perf clean
+.PHONY: all deps modules tools selftests sparse checkpatch run bench check check-riscv perf fuzz clean
 
 all: modules tools selftests
 
@@ -89,6 +97,9 @@ check-riscv:
 perf:
 	@tools/perf/build.sh
 
+checkpatch:
+	@tools/vm/checkpatch.sh
+
 bench: deps
 	@$(MAKE) --no-print-directory all
 	KVER=$(KVER) tools/vm/run-vm.sh --timeout $(VM_TIMEOUT) -- sh -c \
@@ -96,8 +107,12 @@ bench: deps
 		 for b in /selftests/*/*_bench; do echo "### $$b"; $$b || exit 1; done'
 
 check: deps
-	@$(MAKE) --no-print-directory all perf sparse check-riscv
+	@$(MAKE) --no-print-directory all perf sparse checkpatch check-riscv
 	@KVER=$(KVER) tools/vm/check.sh
+
+fuzz: deps
+	@$(MAKE) --no-print-directory all
+	@KVER=$(KVER) tools/vm/fuzz.sh
 
 clean:
 	$(if $(wildcard $(KDIR)/Makefile),$(KBUILD) clean)

@@ -710,7 +710,7 @@ static int st_event_init(struct perf_event *event)
 	if (attr->type != event->pmu->type)
 		return -ENOENT;
 	if ((attr->config & ~ST_CFG_VALID) || (attr->config1 & ~ST_CFG1_CHANNELS) ||
-	    attr->config2) {
+	    attr->config2 || attr->config3) {
 		pr_debug("reserved config bits set (ITC channels are 0-31)\n");
 		return -EINVAL;
 	}

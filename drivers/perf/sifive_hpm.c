@@ -174,7 +174,7 @@ static int hpm_ev_validate(struct sifive_hpm *hpm, struct perf_event *event)
 	u64 cfg = event->attr.config, data = event->attr.config1;
 	unsigned int code = hpm_ev_code(event);
 
-	if ((cfg & ~SIFIVE_HPM_CFG_VALID) || event->attr.config2) {
+	if ((cfg & ~SIFIVE_HPM_CFG_VALID) || event->attr.config2 || event->attr.config3) {
 		pr_debug("%s: reserved config bits set\n", hpm->name);
 		return -EINVAL;
 	}

@@ -188,7 +188,7 @@ static enum hrtimer_restart socpmu_poll(struct hrtimer *timer)
 	struct perf_event_context *ctx = NULL;
 	struct socpmu_event *se;
 	unsigned long flags;
-	bool alive;
+	bool restart;
 
 	raw_spin_lock_irqsave(&sp->lock, flags);
 	se = list_first_entry_or_null(&sp->active, struct socpmu_event, node);
@@ -201,21 +201,98 @@ static enum hrtimer_restart socpmu_poll(struct hrtimer *timer)
 
 	raw_spin_lock_irqsave(&ctx->lock, flags);
 	raw_spin_lock(&sp->lock);
-	alive = !sp->dead;
-	if (alive) {
+	/* The last event may have gone while we waited for the context */
+	restart = !sp->dead && !list_empty(&sp->active);
+	if (restart) {
 		if (sp->ops->read_begin && !sp->txn_read)
 			sp->ops->read_begin(sp);
 		socpmu_update_active(sp);
 		if (sp->ops->read_end && !sp->txn_read)
 			sp->ops->read_end(sp);
 	}
+	/*
+	 * Under the lock, against socpmu_add(): a first add that came in the
+	 * meantime has queued the timer again already.
+	 */
+	if (restart && hrtimer_is_queued(timer))
+		restart = false;
+	if (restart)
+		hrtimer_forward_now(timer, ns_to_ktime(READ_ONCE(sp->poll_ns)));
 	raw_spin_unlock(&sp->lock);
 	raw_spin_unlock_irqrestore(&ctx->lock, flags);
-	if (!alive)
-		return HRTIMER_NORESTART;
+	return restart ? HRTIMER_RESTART : HRTIMER_NORESTART;
+}
 
-	hrtimer_forward_now(timer, ns_to_ktime(READ_ONCE(sp->poll_ns)));
-	return HRTIMER_RESTART;
+/*
+ * Events of other PMUs in ours. perf puts a software event that joins a
+ * group led by one of our events into our PMU's context on that CPU (and
+ * moves a software group there when one of our events joins it), and they
+ * stay there when our events are closed. Until they are closed too, the
+ * PMU's per-CPU contexts must not be freed nor the driver module unloaded:
+ * when the last of our events leaves a context that still holds such
+ * events, the PMU pins the driver module until its contexts are all idle.
+ */
+#define SOCPMU_IDLE_POLL	(HZ / 10)
+
+/* Is any of the PMU's per-CPU perf contexts in use? */
+static bool socpmu_ctx_busy(struct socpmu *sp)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (READ_ONCE(per_cpu_ptr(sp->pmu.cpu_pmu_context, cpu)->epc.ctx))
+			return true;
+	return false;
+}
+
+static void socpmu_idle_work(struct work_struct *work)
+{
+	struct socpmu *sp = container_of(to_delayed_work(work), struct socpmu, idle_work);
+	bool busy;
+
+	mutex_lock(&sp->pin_lock);
+	busy = socpmu_ctx_busy(sp);
+	if (busy)
+		schedule_delayed_work(&sp->idle_work, SOCPMU_IDLE_POLL);
+	else
+		sp->pinned = false;
+	mutex_unlock(&sp->pin_lock);
+	if (!busy)
+		module_put(sp->pmu.module);
+}
+
+/* Called as @event goes: does its perf context keep other PMUs' events only? */
+static void socpmu_pin_if_shared(struct socpmu *sp, struct perf_event *event)
+{
+	struct perf_event_pmu_context *epc = event->pmu_ctx;
+	struct perf_event_context *ctx = event->ctx;
+	bool own = false, other = false;
+	struct perf_event *e;
+	unsigned long flags;
+
+	if (!epc || !ctx)
+		return;		/* never installed */
+	raw_spin_lock_irqsave(&ctx->lock, flags);
+	list_for_each_entry(e, &ctx->event_list, event_entry) {
+		if (e == event || e->pmu_ctx != epc)
+			continue;
+		if (e->pmu == &sp->pmu)
+			own = true;
+		else
+			other = true;
+	}
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
+	if (own || !other)
+		return;
+
+	mutex_lock(&sp->pin_lock);
+	if (!sp->pinned) {
+		/* @event still holds a reference on the module */
+		__module_get(sp->pmu.module);
+		sp->pinned = true;
+		schedule_delayed_work(&sp->idle_work, SOCPMU_IDLE_POLL);
+	}
+	mutex_unlock(&sp->pin_lock);
 }
 
 static void socpmu_event_destroy(struct perf_event *event)
@@ -226,6 +303,9 @@ static void socpmu_event_destroy(struct perf_event *event)
 	kfree(se->vals);
 	kfree(se);
 	event->pmu_private = NULL;
+	socpmu_pin_if_shared(sp, event);
+	/* Pinned before the count drops: pairs with the barrier in socpmu_unregister() */
+	smp_mb__before_atomic();
 	atomic_dec(&sp->nr_events);
 }
 
@@ -279,6 +359,11 @@ static int socpmu_event_init(struct perf_event *event)
 
 	if (event->attr.type != event->pmu->type)
 		return -ENOENT;
+	/* No socpmu PMU has config3 fields: refuse what would be ignored */
+	if (event->attr.config3) {
+		pr_debug("%s: config3 is reserved\n", sp->name);
+		return -EINVAL;
+	}
 	if (is_sampling_event(event)) {
 		pr_debug("%s: counting only, no sampling\n", sp->name);
 		return -EOPNOTSUPP;
@@ -550,6 +635,8 @@ int socpmu_register(struct socpmu *sp, struct device *dev,
 	raw_spin_lock_init(&sp->lock);
 	INIT_LIST_HEAD(&sp->active);
 	INIT_LIST_HEAD(&sp->zombie);
+	mutex_init(&sp->pin_lock);
+	INIT_DELAYED_WORK(&sp->idle_work, socpmu_idle_work);
 	hrtimer_init(&sp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	sp->timer.function = socpmu_poll;
 	if (!sp->poll_ns)
@@ -595,9 +682,25 @@ static void socpmu_free(struct socpmu *sp)
 	 */
 	for_each_possible_cpu(cpu)
 		hrtimer_cancel(&per_cpu_ptr(sp->pmu.cpu_pmu_context, cpu)->hrtimer);
+	/* Unpinned, but the work may still be on its way out */
+	cancel_delayed_work_sync(&sp->idle_work);
 	perf_pmu_unregister(&sp->pmu);
 	ida_free(sp->ida, sp->id);
 	kfree(sp);
+}
+
+static bool socpmu_in_use(struct socpmu *sp)
+{
+	bool pinned;
+
+	/* Pairs with the barriers in socpmu_event_init() and socpmu_event_destroy() */
+	smp_mb();
+	if (atomic_read(&sp->nr_events))
+		return true;
+	mutex_lock(&sp->pin_lock);
+	pinned = sp->pinned;
+	mutex_unlock(&sp->pin_lock);
+	return pinned;
 }
 
 /**
@@ -606,7 +709,9 @@ static void socpmu_free(struct socpmu *sp)
  *
  * Without open events the PMU is unregistered and freed at once. Otherwise
  * the events keep their counts as of now, every later operation on them is
- * a no-op, and the PMU is parked until socpmu_reap() frees it.
+ * a no-op, and the PMU is parked until socpmu_reap() frees it. Events of
+ * other PMUs left in its perf contexts (see socpmu_pin_if_shared()) count
+ * as open events.
  */
 void socpmu_unregister(struct socpmu *sp)
 {
@@ -622,9 +727,7 @@ void socpmu_unregister(struct socpmu *sp)
 	raw_spin_unlock_irqrestore(&sp->lock, flags);
 	hrtimer_cancel(&sp->timer);
 
-	/* Pairs with the barrier in socpmu_event_init() */
-	smp_mb();
-	if (!atomic_read(&sp->nr_events)) {
+	if (!socpmu_in_use(sp)) {
 		socpmu_free(sp);
 		return;
 	}
@@ -649,7 +752,7 @@ void socpmu_reap(struct ida *ida)
 	list_for_each_entry_safe(sp, tmp, &socpmu_zombies, zombie) {
 		if (sp->ida != ida)
 			continue;
-		WARN_ON_ONCE(atomic_read(&sp->nr_events));
+		WARN_ON_ONCE(socpmu_in_use(sp));
 		list_del(&sp->zombie);
 		socpmu_free(sp);
 	}

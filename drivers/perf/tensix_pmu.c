@@ -114,13 +114,23 @@ static unsigned int tensix_ev_cores(struct tensix_pmu *tp, struct perf_event *ev
 	return socpmu_units(event, tp->nr_cores, first);
 }
 
+/* Bank and select of every counter of the seed */
+static const struct {
+	u8 bank;
+	u16 sel;
+} tensix_counters[] = {
+#define TENSIX_COUNTER(name, b, id, mux) { TENSIX_BANK_##b, (id) },
+	TENSIX_EVENTS(TENSIX_COUNTER)
+#undef TENSIX_COUNTER
+};
+
 static bool tensix_select_known(unsigned int bank, unsigned int sel)
 {
-#define TENSIX_MATCH(name, b, id, mux) \
-	if (bank == TENSIX_BANK_##b && sel == (id)) \
-		return true;
-	TENSIX_EVENTS(TENSIX_MATCH)
-#undef TENSIX_MATCH
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(tensix_counters); i++)
+		if (tensix_counters[i].bank == bank && tensix_counters[i].sel == sel)
+			return true;
 	return false;
 }
 

@@ -58,7 +58,8 @@ struct pulp_sim {
 };
 
 static const char *const pulp_sim_event_names[] = {
-#define PULP_SIM_NAME(name, nr, desc) [nr] = #name,
+#define PULP_SIM_NAME(name, nr, desc) \
+	[nr] = #name,
 	PULP_EVENTS(PULP_SIM_NAME)
 #undef PULP_SIM_NAME
 };

@@ -17,10 +17,12 @@
 #include <linux/device.h>
 #include <linux/hrtimer.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/platform_device.h>
 #include <linux/spinlock.h>
 #include <linux/sysfs.h>
+#include <linux/workqueue.h>
 
 #include <socpmu/unit.h>
 
@@ -94,6 +96,10 @@ struct socpmu_ops {
  * @zombie: entry in the list of dead PMUs still holding events
  * @id: instance number within the driver's IDA
  * @ida: the driver's IDA, released with the PMU
+ * @pin_lock: serialises @pinned and @idle_work
+ * @pinned: the driver module is held for events of other PMUs (software
+ *	events grouped with ours) left in this PMU's perf contexts
+ * @idle_work: releases @pinned once no perf context of the PMU is in use
  */
 struct socpmu {
 	struct pmu pmu;
@@ -110,6 +116,9 @@ struct socpmu {
 	struct list_head zombie;
 	int id;
 	struct ida *ida;
+	struct mutex pin_lock;
+	bool pinned;
+	struct delayed_work idle_work;
 };
 
 static inline struct socpmu *to_socpmu(struct pmu *pmu)

@@ -28,6 +28,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -638,6 +639,201 @@ static inline int sp_sim_available_for(const char *module)
 	if (sp_path_exists(SP_SIM_ROOT "/new_device") && !sp_module_loaded(module))
 		return -ENOENT;
 	return sp_sim_available();
+}
+
+/*
+ * ---- every socpmu PMU, the simulator's model types, the socpmu modules ----
+ *
+ * For tests that cover whatever PMUs and modules are there (the reliability
+ * tests): nothing below names a PMU driver.
+ */
+
+/* Name prefixes of the socpmu PMUs: uncore <prefix><n>, CPU PMUs one name */
+static const char *const sp_pmu_prefixes[] = { "tensix_", "pulp_", "esp_", "sifive_" };
+
+static inline bool sp_is_socpmu(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(sp_pmu_prefixes); i++)
+		if (!strncmp(name, sp_pmu_prefixes[i], strlen(sp_pmu_prefixes[i])))
+			return true;
+	return false;
+}
+
+static inline int sp_cmp_name(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* Every registered socpmu PMU, sorted by name: how many. */
+static inline int sp_list_socpmu(char names[][SP_NAME_LEN], int max)
+{
+	DIR *dir = opendir(SP_PMU_BUS);
+	struct dirent *de;
+	int n = 0;
+
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir)) && n < max)
+		if (sp_is_socpmu(de->d_name))
+			snprintf(names[n++], SP_NAME_LEN, "%.63s", de->d_name);
+	closedir(dir);
+	qsort(names, n, SP_NAME_LEN, sp_cmp_name);
+	return n;
+}
+
+/* The model types new_device accepts (the simulator's "types" file). */
+static inline int sp_sim_types(char types[][SP_NAME_LEN], int max)
+{
+	char buf[1024], *t, *save = NULL;
+	int n = 0, ret = sp_read_file(SP_SIM_ROOT "/types", buf, sizeof(buf));
+
+	if (ret < 0)
+		return ret;
+	for (t = strtok_r(buf, " \n", &save); t && n < max; t = strtok_r(NULL, " \n", &save))
+		snprintf(types[n++], SP_NAME_LEN, "%.63s", t);
+	return n;
+}
+
+/*
+ * The socpmu modules: every module in /lib/modules/$(uname -r)/extra, in
+ * load order (dependencies first, from modules.dep).
+ */
+#define SP_MAX_MODS	32
+
+struct sp_mod {
+	char name[SP_NAME_LEN];		/* tensix_pmu */
+	char path[256];			/* /lib/modules/<release>/extra/tensix_pmu.ko */
+	char deps[512];			/* " a b " names of the modules it needs */
+};
+
+static inline void sp_mod_name(char *name, const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	snprintf(name, SP_NAME_LEN, "%.63s", base ? base + 1 : path);
+	name[strcspn(name, ".")] = '\0';
+	for (char *p = name; *p; p++)
+		if (*p == '-')
+			*p = '_';
+}
+
+static inline bool sp_mod_needs(const struct sp_mod *m, const char *name)
+{
+	char word[SP_NAME_LEN + 2];
+
+	snprintf(word, sizeof(word), " %.63s ", name);
+	return strstr(m->deps, word);
+}
+
+static inline int sp_mod_list(struct sp_mod *mods, int max)
+{
+	struct sp_mod tmp[SP_MAX_MODS];
+	char path[256], line[1024], *dep, *save;
+	bool done[SP_MAX_MODS] = { false };
+	struct utsname uts;
+	int n = 0, out = 0;
+	FILE *f;
+
+	uname(&uts);
+	snprintf(path, sizeof(path), "/lib/modules/%.64s/modules.dep", uts.release);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f) && n < SP_MAX_MODS) {
+		struct sp_mod *m = &tmp[n];
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, "extra/", 6) || !colon)
+			continue;
+		*colon = '\0';
+		snprintf(m->path, sizeof(m->path), "/lib/modules/%.64s/%.160s", uts.release, line);
+		sp_mod_name(m->name, line);
+		snprintf(m->deps, sizeof(m->deps), " ");
+		save = NULL;
+		for (dep = strtok_r(colon + 1, " \n", &save); dep; dep = strtok_r(NULL, " \n", &save)) {
+			char name[SP_NAME_LEN];
+			size_t len = strlen(m->deps);
+
+			sp_mod_name(name, dep);
+			snprintf(m->deps + len, sizeof(m->deps) - len, "%s ", name);
+		}
+		n++;
+	}
+	fclose(f);
+	/* Topological order: a module once every module it needs is placed */
+	while (out < n && out < max) {
+		int placed = out;
+
+		for (int i = 0; i < n && out < max; i++) {
+			bool ready = !done[i];
+
+			for (int j = 0; ready && j < n; j++)
+				if (!done[j] && j != i && sp_mod_needs(&tmp[i], tmp[j].name))
+					ready = false;
+			if (ready) {
+				mods[out++] = tmp[i];
+				done[i] = true;
+			}
+		}
+		if (out == placed)
+			return -ELOOP;
+	}
+	return out;
+}
+
+/* References held on a loaded module, -errno if it is not loaded */
+static inline int sp_mod_refcnt(const char *name)
+{
+	char path[128];
+	uint64_t val;
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/refcnt", name);
+	ret = sp_read_u64_file(path, &val);
+	return ret ? ret : (int)val;
+}
+
+/* Loads a module file without parameters: 0 or -errno (-EEXIST if loaded). */
+static inline int sp_mod_load(const struct sp_mod *m)
+{
+	int fd = open(m->path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = (int)syscall(__NR_finit_module, fd, "", 0);
+	ret = ret ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/* rmmod without waiting: 0, or -EWOULDBLOCK/-EBUSY while in use, -ENOENT. */
+static inline int sp_mod_unload(const char *name)
+{
+	return syscall(__NR_delete_module, name, O_NONBLOCK) ? -errno : 0;
+}
+
+/* Loads every module that is not loaded yet: 0 or the first error. */
+static inline int sp_mod_load_all(const struct sp_mod *mods, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int ret = sp_mod_load(&mods[i]);
+
+		if (ret && ret != -EEXIST)
+			return ret;
+	}
+	return 0;
+}
+
+/* Unloads every loaded module, dependents first: 0 or the first error. */
+static inline int sp_mod_unload_all(const struct sp_mod *mods, int n)
+{
+	for (int i = n - 1; i >= 0; i--) {
+		int ret = sp_mod_unload(mods[i].name);
+
+		if (ret && ret != -ENOENT)
+			return ret;
+	}
+	return 0;
 }
 
 #endif /* SOCPMU_TEST_H */

@@ -1,0 +1,686 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Stress tests of the socpmu PMUs in the VM:
+ *  - perf_stat_sessions: 8 concurrent `perf stat` sessions on overlapping
+ *    events of one Tensix PMU, every count exact (deterministic injection);
+ *  - device_removal: simulated devices of every model type added and
+ *    removed while their events count and a thread reads them: the events
+ *    of a removed device freeze, nothing crashes;
+ *  - cpu_hotplug: hotplug of another CPU while counting, then the PMU's
+ *    own CPU going away (offlined where it can be, otherwise its events
+ *    are migrated as the perf core does it on hotplug), counts exact
+ *    across the migration; events of a CPU that goes offline freeze;
+ *  - poll_timer_two_cpus: events of one PMU on two CPUs, the poll timer on
+ *    one and the last event coming and going on the other;
+ *  - software_sibling_outlives_leader: a software event left in a socpmu
+ *    PMU's perf context after its socpmu group leader is closed keeps the
+ *    PMU (and the driver module) alive after the device is removed.
+ *
+ * Sizes: SOCPMU_STRESS_ROUNDS (device removal rounds, 3), SOCPMU_STRESS_SECONDS
+ * (poll timer test, 5), SOCPMU_HOTPLUG_CYCLES (10); `make fuzz` runs longer.
+ * Needs root, the simulator and the socpmu drivers; skipped without.
+ */
+#define _GNU_SOURCE
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+
+#include "kselftest_harness.h"
+#include "reliability.h"
+
+#include <socpmu/tensix_regs.h>
+#include <socpmu/unit.h>
+
+#define MIGRATE_FILE	SP_DEBUGFS "/socpmu_migrate"
+
+struct tev {
+	const char *name;
+	unsigned int bank, id, mux;
+};
+
+#define TEV(n, b, i, m) { #n, TENSIX_BANK_##b, (i), (m) },
+static const struct tev tevs[] = { TENSIX_EVENTS(TEV) };
+#undef TEV
+static const char *const bank_names[TENSIX_NR_BANKS] = TENSIX_BANK_NAMES;
+
+static const struct tev *tev(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(tevs); i++)
+		if (!strcmp(tevs[i].name, name))
+			return &tevs[i];
+	return NULL;
+}
+
+/* "<core|all> <bank> <id> <n>" */
+static int inject(const struct sp_dev *d, int core, const struct tev *e, uint64_t n)
+{
+	char c[16];
+
+	snprintf(c, sizeof(c), core < 0 ? "all" : "%d", core);
+	return sp_debugfs_printf(d, "inject", "%s %s %u %" PRIu64, c, bank_names[e->bank],
+				 e->bank == TENSIX_BANK_L1 ?
+				 e->mux * TENSIX_L1_IDS_PER_MUX + e->id : e->id, n);
+}
+
+static int advance(const struct sp_dev *d, int core, uint64_t cycles)
+{
+	char c[16];
+
+	snprintf(c, sizeof(c), core < 0 ? "all" : "%d", core);
+	return sp_debugfs_printf(d, "advance", "%s %" PRIu64, c, cycles);
+}
+
+static uint64_t cfg_of(const struct tev *e)
+{
+	return (uint64_t)e->id << TENSIX_CFG_EVENT_SHIFT |
+	       (uint64_t)e->bank << TENSIX_CFG_BANK_SHIFT |
+	       (uint64_t)e->mux << TENSIX_CFG_MUX_SHIFT;
+}
+
+/* A Tensix device of our own, or SKIP */
+#define TENSIX_DEV(d, name, cores) do { \
+	int __r; \
+	if (sp_sim_available()) \
+		SKIP(return, "no simulator"); \
+	sp_sim_del_device(name); \
+	__r = sp_dev_create(d, "tensix", name, "cores=" #cores, "tensix_"); \
+	if (__r == -EINVAL || __r == -ENODEV) { \
+		sp_dev_delete(d); \
+		SKIP(return, "no Tensix model or driver"); \
+	} \
+	ASSERT_EQ(0, __r) TH_LOG("creating %s: %s", name, strerror(-__r)); \
+} while (0)
+
+static uint64_t read_ok(struct __test_metadata *_metadata, int fd)
+{
+	uint64_t v = 0;
+	int ret = sp_read_count(fd, &v);
+
+	EXPECT_EQ(0, ret) TH_LOG("read: %s", strerror(-ret));
+	return v;
+}
+
+static int online_file(int cpu, char *path, size_t len)
+{
+	snprintf(path, len, "/sys/devices/system/cpu/cpu%d/online", cpu);
+	return sp_path_exists(path) ? 0 : -ENOENT;
+}
+
+static int cpu_set_online(int cpu, bool on)
+{
+	char path[128];
+
+	if (online_file(cpu, path, sizeof(path)))
+		return -ENOENT;
+	return sp_write_file(path, on ? "1" : "0");
+}
+
+/* A CPU other than @not that can be taken offline, or -1 */
+static int hotpluggable_cpu(int not)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	char path[128];
+
+	for (int cpu = 0; cpu < n; cpu++)
+		if (cpu != not && !online_file(cpu, path, sizeof(path)))
+			return cpu;
+	return -1;
+}
+
+/* Loads a socpmu module by name (from modules.dep) */
+static int mod_load(const char *name)
+{
+	struct sp_mod mods[SP_MAX_MODS];
+	int n = sp_mod_list(mods, SP_MAX_MODS);
+
+	for (int i = 0; i < n; i++)
+		if (!strcmp(mods[i].name, name))
+			return sp_mod_load(&mods[i]);
+	return -ENOENT;
+}
+
+FIXTURE(rel) {
+	struct sp_dev d;
+};
+
+FIXTURE_SETUP(rel)
+{
+	memset(&self->d, 0, sizeof(self->d));
+}
+
+FIXTURE_TEARDOWN(rel)
+{
+	sp_dev_delete(&self->d);
+}
+
+/* ---- 8 concurrent perf stat sessions ---- */
+
+#define NSESS	8
+#define ROUNDS	25
+
+struct sess_ev {
+	const char *name;	/* event alias */
+	int core;		/* -1: every core */
+};
+
+/*
+ * Session i counts fpu_instruction on every core (all 8 share it), plus
+ * overlapping subsets of: packer_busy, unpack0_busy_thread0 on core 1,
+ * fpu_cycles, fpu_instruction on core 2.
+ */
+static int sess_events(int i, struct sess_ev *ev)
+{
+	int n = 0;
+
+	ev[n++] = (struct sess_ev){ "fpu_instruction", -1 };
+	if (i % 2)
+		ev[n++] = (struct sess_ev){ "packer_busy", -1 };
+	if (!(i % 3))
+		ev[n++] = (struct sess_ev){ "unpack0_busy_thread0", 1 };
+	if (!(i % 4))
+		ev[n++] = (struct sess_ev){ "fpu_cycles", -1 };
+	if (i >= 4)
+		ev[n++] = (struct sess_ev){ "fpu_instruction", 2 };
+	return n;
+}
+
+/* Per round: 1000 fpu_instruction on every core, 7 packer_busy, 13 unpack on core 1, 500 cycles */
+static uint64_t sess_expect(const struct sess_ev *e, int cores)
+{
+	if (!strcmp(e->name, "fpu_instruction"))
+		return ROUNDS * 1000ULL * (e->core < 0 ? cores : 1);
+	if (!strcmp(e->name, "packer_busy"))
+		return ROUNDS * 7ULL * cores;
+	if (!strcmp(e->name, "unpack0_busy_thread0"))
+		return ROUNDS * 13ULL;
+	return ROUNDS * 500ULL * cores;	/* fpu_cycles */
+}
+
+static int wait_ack(int fd, int ms)
+{
+	char buf[16];
+	uint64_t end = sp_now_ns() + ms * 1000000ULL;
+
+	while (sp_now_ns() < end) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		ssize_t n;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		if (n > 0) {
+			buf[n] = '\0';
+			return strstr(buf, "ack") ? 0 : -EPROTO;
+		}
+		sp_sleep_ms(10);	/* no writer yet */
+	}
+	return -ETIMEDOUT;
+}
+
+TEST_F_TIMEOUT(rel, perf_stat_sessions, 100)
+{
+	char dir[] = "/tmp/rel_statXXXXXX", path[256], stop[256], evstr[1024];
+	int ctl[NSESS], ack[NSESS], cores = 4, bad = 0;
+	struct sess_ev ev[NSESS][8];
+	int nev[NSESS];
+	pid_t pid[NSESS];
+	const struct tev *e_fpu, *e_pack, *e_unp;
+
+	if (access("/usr/bin/perf", X_OK))
+		SKIP(return, "no perf");
+	TENSIX_DEV(&self->d, "rel_stat", 4);
+	e_fpu = tev("fpu_instruction");
+	e_pack = tev("packer_busy");
+	e_unp = tev("unpack0_busy_thread0");
+	ASSERT_TRUE(e_fpu && e_pack && e_unp);
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(stop, sizeof(stop), "%s/stop", dir);
+
+	for (int i = 0; i < NSESS; i++) {
+		char ctlp[256], ackp[256], outp[256], fifo[600];
+		int len = 0;
+
+		nev[i] = sess_events(i, ev[i]);
+		for (int k = 0; k < nev[i]; k++) {
+			char core[32] = "";
+
+			if (ev[i][k].core >= 0)
+				snprintf(core, sizeof(core), ",core=%d", ev[i][k].core);
+			len += snprintf(evstr + len, sizeof(evstr) - len, "%s%s/%s%s/",
+					k ? "," : "", self->d.pmu, ev[i][k].name, core);
+		}
+		snprintf(ctlp, sizeof(ctlp), "%s/ctl%d", dir, i);
+		snprintf(ackp, sizeof(ackp), "%s/ack%d", dir, i);
+		snprintf(outp, sizeof(outp), "%s/out%d", dir, i);
+		ASSERT_EQ(0, mkfifo(ctlp, 0600));
+		ASSERT_EQ(0, mkfifo(ackp, 0600));
+		/* perf opens the ack fifo for writing: have a reader first */
+		ack[i] = open(ackp, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		ctl[i] = open(ctlp, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, ack[i]);
+		ASSERT_LE(0, ctl[i]);
+		snprintf(fifo, sizeof(fifo), "fifo:%s,%s", ctlp, ackp);
+		pid[i] = fork();
+		ASSERT_LE(0, pid[i]);
+		if (!pid[i]) {
+			char script[300];
+
+			snprintf(script, sizeof(script),
+				 "while [ ! -e %s ]; do sleep 0.05; done", stop);
+			execl("/usr/bin/perf", "perf", "stat", "-x,", "-o", outp, "-D", "-1",
+			      "--control", fifo, "-a", "-e", evstr, "--", "sh", "-c", script,
+			      (char *)NULL);
+			_exit(127);
+		}
+	}
+	/* Enable every session; perf acknowledges once its events are on */
+	for (int i = 0; i < NSESS; i++) {
+		ASSERT_EQ(8, write(ctl[i], "enable\n", 7) + 1);
+		ASSERT_EQ(0, wait_ack(ack[i], 30000)) TH_LOG("session %d: no ack", i);
+	}
+	for (int r = 0; r < ROUNDS; r++) {
+		ASSERT_EQ(0, inject(&self->d, -1, e_fpu, 1000));
+		ASSERT_EQ(0, inject(&self->d, -1, e_pack, 7));
+		ASSERT_EQ(0, inject(&self->d, 1, e_unp, 13));
+		ASSERT_EQ(0, advance(&self->d, -1, 500));
+	}
+	for (int i = 0; i < NSESS; i++) {
+		ASSERT_EQ(9, write(ctl[i], "disable\n", 8) + 1);
+		ASSERT_EQ(0, wait_ack(ack[i], 30000)) TH_LOG("session %d: no ack", i);
+	}
+	/* Activity after the disable must not show up */
+	ASSERT_EQ(0, inject(&self->d, -1, e_fpu, 1));
+	ASSERT_LE(0, close(open(stop, O_CREAT | O_WRONLY | O_CLOEXEC, 0600)));
+
+	for (int i = 0; i < NSESS; i++) {
+		char buf[4096], *line, *save = NULL;
+		int status, k = 0;
+
+		ASSERT_EQ(pid[i], waitpid(pid[i], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+			TH_LOG("session %d: perf status %#x", i, status);
+		snprintf(path, sizeof(path), "%s/out%d", dir, i);
+		ASSERT_LT(0, sp_read_file(path, buf, sizeof(buf)));
+		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			uint64_t want, got;
+			char *end;
+
+			if (line[0] == '#' || !line[0])
+				continue;
+			ASSERT_LT(k, nev[i]) TH_LOG("session %d: extra line %s", i, line);
+			want = sess_expect(&ev[i][k], cores);
+			got = strtoull(line, &end, 10);
+			if (end == line || got != want) {
+				bad++;
+				TH_LOG("session %d, %s core %d: %s (expected %" PRIu64 ")", i,
+				       ev[i][k].name, ev[i][k].core, line, want);
+			}
+			k++;
+		}
+		EXPECT_EQ(nev[i], k) TH_LOG("session %d: %d counts", i, k);
+		close(ctl[i]);
+		close(ack[i]);
+	}
+	EXPECT_EQ(0, bad);
+	ksft_print_msg("perf stat: %d sessions, %d rounds of injection, every count exact: %s\n",
+		       NSESS, ROUNDS, bad ? "no" : "yes");
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	system(path);
+}
+
+/* ---- devices removed while counting ---- */
+
+/* Rounds of device removal: SOCPMU_STRESS_ROUNDS, 3 by default (make check) */
+#define DEV_ROUNDS	((int)rel_env("SOCPMU_STRESS_ROUNDS", 3))
+#define MAX_EV		64
+
+struct reader {
+	int *fds;
+	int n;
+	volatile bool stop;
+	unsigned long reads;
+};
+
+static void *reader_fn(void *arg)
+{
+	struct reader *r = arg;
+	uint64_t buf[8], id;
+
+	while (!r->stop) {
+		for (int i = 0; i < r->n; i++) {
+			if (read(r->fds[i], buf, sizeof(buf)) > 0)
+				r->reads++;
+			ioctl(r->fds[i], PERF_EVENT_IOC_ID, &id);
+		}
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(rel, device_removal, 3600)
+{
+	char types[16][SP_NAME_LEN];
+	int nt, removed = 0, frozen = 0, exact = 0;
+	const struct tev *e_fpu = tev("fpu_instruction");
+
+	if (sp_sim_available())
+		SKIP(return, "no simulator");
+	nt = sp_sim_types(types, 16);
+	ASSERT_LT(0, nt) TH_LOG("simulator types: %s", strerror(-nt));
+
+	for (int round = 0; round < DEV_ROUNDS; round++) {
+		struct sp_dev devs[16];
+		int fds[MAX_EV], nfds = 0, tensix_fd = -1;
+		uint64_t before[MAX_EV], tensix_count = 0;
+		struct reader rd = { .fds = fds };
+		struct sp_dev *tensix = NULL;
+		pthread_t th;
+		int ndev = 0;
+
+		/* One device of each type, a few events on each PMU */
+		for (int t = 0; t < nt; t++) {
+			char name[SP_NAME_LEN];
+			struct rel_pmu *p = calloc(1, sizeof(*p));
+			struct sp_dev *d = &devs[ndev];
+
+			ASSERT_NE(NULL, p);
+			snprintf(name, sizeof(name), "rel_rm_%.40s", types[t]);
+			sp_sim_del_device(name);
+			if (sp_dev_create(d, types[t], name, NULL, "")) {
+				sp_dev_delete(d);
+				free(p);
+				continue;
+			}
+			ndev++;
+			if (rel_pmu_load(p, d->pmu)) {
+				free(p);
+				continue;
+			}
+			for (int a = 0; a < p->nalias && a < 4 && nfds < MAX_EV; a++) {
+				struct perf_event_attr attr = { .size = sizeof(attr) };
+				int fd;
+
+				attr.type = p->type;
+				attr.config = p->alias[a].cfg[0];
+				attr.config1 = p->alias[a].cfg[1];
+				attr.config2 = p->alias[a].cfg[2];
+				fd = sp_perf_event_open(&attr, -1, p->cpu >= 0 ? p->cpu : 0,
+							-1, PERF_FLAG_FD_CLOEXEC);
+				if (fd >= 0)
+					fds[nfds++] = fd;
+			}
+			if (!strcmp(types[t], "tensix") && e_fpu && nfds < MAX_EV) {
+				tensix = d;
+				tensix_fd = sp_open(d, cfg_of(e_fpu), 0, -1, 0);
+				ASSERT_LE(0, tensix_fd);
+				fds[nfds++] = tensix_fd;
+			}
+			free(p);
+		}
+		ASSERT_LT(0, nfds) TH_LOG("round %d: no event opened", round);
+
+		rd.n = nfds;
+		ASSERT_EQ(0, pthread_create(&th, NULL, reader_fn, &rd));
+		if (tensix) {
+			for (int k = 0; k < 10; k++)
+				ASSERT_EQ(0, inject(tensix, -1, e_fpu, 100 + round));
+			tensix_count = 10ULL * (100 + round) * 4;
+			EXPECT_EQ(tensix_count, read_ok(_metadata, tensix_fd));
+		}
+		/* Remove every device while the reader is at it */
+		for (int i = 0; i < ndev; i++) {
+			EXPECT_EQ(0, sp_dev_delete(&devs[i]));
+			removed++;
+		}
+		rd.stop = true;
+		pthread_join(th, NULL);
+
+		/* Counts are frozen: equal twice, exact for the injected one */
+		for (int i = 0; i < nfds; i++)
+			before[i] = read_ok(_metadata, fds[i]);
+		sp_sleep_ms(20);
+		for (int i = 0; i < nfds; i++) {
+			uint64_t now = read_ok(_metadata, fds[i]);
+
+			EXPECT_EQ(before[i], now) TH_LOG("round %d fd %d moved", round, i);
+			frozen += before[i] == now;
+			/* ioctls on a dead PMU's events: no crash, any result */
+			ioctl(fds[i], PERF_EVENT_IOC_DISABLE, 0);
+			ioctl(fds[i], PERF_EVENT_IOC_ENABLE, 0);
+		}
+		if (tensix) {
+			EXPECT_EQ(tensix_count, read_ok(_metadata, tensix_fd));
+			exact++;
+		}
+		for (int i = 0; i < nfds; i++)
+			close(fds[i]);
+	}
+	ksft_print_msg("device removal: %d devices removed with events open in %d rounds, %d events read frozen, %d exact\n",
+		       removed, DEV_ROUNDS, frozen, exact);
+}
+
+/* ---- CPU hotplug ---- */
+
+/* CPU offline/online cycles and migrations: SOCPMU_HOTPLUG_CYCLES, default 10 */
+#define HP_CYCLES	((int)rel_env("SOCPMU_HOTPLUG_CYCLES", 10))
+
+static int migrate(const struct sp_dev *d, uint64_t config, int src, int dst)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "%d %" PRIu64 " 0 %d %d", d->type, config, src, dst);
+	return sp_write_file(MIGRATE_FILE, cmd);
+}
+
+TEST_F_TIMEOUT(rel, cpu_hotplug, 3600)
+{
+	const struct tev *e_fpu = tev("fpu_instruction"), *e_pack = tev("packer_busy");
+	uint64_t want_fpu = 0, want_pack = 0, want_cyc = 0, v;
+	int other, fpu, pack, cyc, ret, moves = 0;
+	char cpumask[64];
+
+	TENSIX_DEV(&self->d, "rel_hp", 4);
+	other = hotpluggable_cpu(self->d.cpu);
+	if (other < 0)
+		SKIP(return, "no CPU to take offline besides the PMU's CPU %d", self->d.cpu);
+
+	/* A poll every 100 ms, so that counts can pass 32 bits in three injections */
+	ASSERT_EQ(0, sp_pmu_write(&self->d, "poll_interval_us", "100000"));
+
+	/* A group and a lone event on the PMU's CPU */
+	fpu = sp_open(&self->d, cfg_of(e_fpu), 0, -1, 0);
+	ASSERT_LE(0, fpu);
+	cyc = sp_open(&self->d, TENSIX_BANK_FPU << TENSIX_CFG_BANK_SHIFT | TENSIX_CFG_CYCLES,
+		      SOCPMU_CFG1_BYUNIT | 3, fpu, 0);
+	ASSERT_LE(0, cyc);
+	pack = sp_open(&self->d, cfg_of(e_pack), SOCPMU_CFG1_BYUNIT, -1, 0);
+	ASSERT_LE(0, pack);
+
+#define STEP(n) do { \
+	ASSERT_EQ(0, inject(&self->d, -1, e_fpu, (n))); \
+	ASSERT_EQ(0, inject(&self->d, 0, e_pack, (n) + 1)); \
+	ASSERT_EQ(0, advance(&self->d, 3, 2 * (n))); \
+	want_fpu += 4ULL * (n); want_pack += (n) + 1; want_cyc += 2ULL * (n); \
+	ASSERT_EQ(want_fpu, read_ok(_metadata, fpu)); \
+	ASSERT_EQ(want_pack, read_ok(_metadata, pack)); \
+	ASSERT_EQ(want_cyc, read_ok(_metadata, cyc)); \
+} while (0)
+
+	/* Another CPU comes and goes: nothing moves, nothing is lost */
+	for (int i = 0; i < HP_CYCLES; i++) {
+		STEP(10 + i);
+		ASSERT_EQ(0, cpu_set_online(other, false));
+		STEP(20 + i);
+		ASSERT_EQ(0, cpu_set_online(other, true));
+		STEP(30 + i);
+	}
+
+	/* The PMU's own CPU goes away: its events move, counts go on */
+	if (!cpu_set_online(self->d.cpu, false)) {
+		int first;
+
+		ASSERT_LT(0, sp_pmu_read(&self->d, "cpumask", cpumask, sizeof(cpumask)));
+		ASSERT_LT(0, sp_parse_cpulist(cpumask, &first));
+		EXPECT_NE(self->d.cpu, first) TH_LOG("cpumask still %d", first);
+		STEP(40);
+		ASSERT_EQ(0, cpu_set_online(self->d.cpu, true));
+		STEP(41);
+		moves = 1;
+	} else if (sp_path_exists(MIGRATE_FILE)) {
+		ksft_print_msg("CPU %d (the PMU's) cannot go offline: migrating its events with %s\n",
+			       self->d.cpu, MIGRATE_FILE);
+		for (int i = 0; i < HP_CYCLES; i++) {
+			ret = migrate(&self->d, cfg_of(e_fpu), self->d.cpu, other);
+			ASSERT_EQ(0, ret) TH_LOG("migrate: %s", strerror(-ret));
+			STEP(50 + i);
+			/* Past 32 bits on the new CPU: its poll must run there */
+			if (i == 0) {
+				for (int k = 0; k < 3; k++) {
+					ASSERT_EQ(0, inject(&self->d, 0, e_pack, 3000000000ULL));
+					want_pack += 3000000000ULL;
+					sp_sleep_ms(400);
+				}
+				ASSERT_EQ(want_pack, read_ok(_metadata, pack));
+			}
+			ret = migrate(&self->d, cfg_of(e_fpu), other, self->d.cpu);
+			ASSERT_EQ(0, ret) TH_LOG("migrate back: %s", strerror(-ret));
+			STEP(60 + i);
+			moves += 2;
+		}
+	} else {
+		ksft_print_msg("CPU %d (the PMU's) cannot go offline and there is no %s\n",
+			       self->d.cpu, MIGRATE_FILE);
+	}
+
+	/* Events on a CPU that goes offline are detached by perf: frozen */
+	{
+		int on_other = sp_perf_event_open(&(struct perf_event_attr){
+				.size = sizeof(struct perf_event_attr),
+				.type = (uint32_t)self->d.type,
+				.config = cfg_of(e_fpu) }, -1, other, -1, PERF_FLAG_FD_CLOEXEC);
+		uint64_t at;
+
+		ASSERT_LE(0, on_other);
+		ASSERT_EQ(0, inject(&self->d, -1, e_fpu, 5));
+		want_fpu += 20;
+		at = read_ok(_metadata, on_other);
+		EXPECT_EQ(20, at);
+		ASSERT_EQ(0, cpu_set_online(other, false));
+		ASSERT_EQ(0, inject(&self->d, -1, e_fpu, 5));
+		want_fpu += 20;
+		v = read_ok(_metadata, on_other);
+		EXPECT_EQ(at, v) TH_LOG("event of an offline CPU still counting");
+		ASSERT_EQ(0, cpu_set_online(other, true));
+		EXPECT_EQ(at, read_ok(_metadata, on_other));
+		close(on_other);
+		ASSERT_EQ(want_fpu, read_ok(_metadata, fpu));
+	}
+	STEP(70);
+	close(cyc);
+	close(fpu);
+	close(pack);
+	ksft_print_msg("cpu hotplug: %d offline/online cycles of CPU %d, %d migrations of the PMU's events, counts exact\n",
+		       HP_CYCLES, other, moves);
+}
+
+/*
+ * One PMU, events on two CPUs: the poll timer starts on the CPU of the
+ * first event (CPU B) while the last event to go is on CPU A, so CPU A
+ * deletes the last event while the timer may be running on CPU B.
+ */
+TEST_F_TIMEOUT(rel, poll_timer_two_cpus, 3600)
+{
+	const struct tev *e_fpu = tev("fpu_instruction");
+	int a, b, cpu_b;
+	uint64_t end;
+	unsigned long n = 0;
+
+	TENSIX_DEV(&self->d, "rel_2cpu", 2);
+	cpu_b = hotpluggable_cpu(self->d.cpu);
+	if (cpu_b < 0)
+		SKIP(return, "one CPU");
+	ASSERT_EQ(0, sp_pmu_write(&self->d, "poll_interval_us", "100"));
+	b = sp_perf_event_open(&(struct perf_event_attr){
+			.size = sizeof(struct perf_event_attr), .disabled = 1,
+			.type = (uint32_t)self->d.type, .config = cfg_of(e_fpu) },
+			-1, cpu_b, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, b);
+	a = sp_perf_event_open(&(struct perf_event_attr){
+			.size = sizeof(struct perf_event_attr), .disabled = 1,
+			.type = (uint32_t)self->d.type, .config = cfg_of(e_fpu) },
+			-1, self->d.cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, a);
+	end = sp_now_ns() + rel_env("SOCPMU_STRESS_SECONDS", 5) * 1000000000ULL;
+	while (sp_now_ns() < end) {
+		ASSERT_EQ(0, ioctl(b, PERF_EVENT_IOC_ENABLE, 0));	/* timer on CPU B */
+		ASSERT_EQ(0, ioctl(a, PERF_EVENT_IOC_ENABLE, 0));
+		ASSERT_EQ(0, ioctl(b, PERF_EVENT_IOC_DISABLE, 0));
+		for (int k = 0; k < 3; k++)
+			sp_read_count(a, &(uint64_t){ 0 });
+		ASSERT_EQ(0, ioctl(a, PERF_EVENT_IOC_DISABLE, 0));	/* the last one */
+		n++;
+	}
+	ASSERT_EQ(0, sp_pmu_write(&self->d, "poll_interval_us", "1000000"));
+	close(a);
+	close(b);
+	ksft_print_msg("poll timer on CPU %d, last event on CPU %d: %lu cycles\n", cpu_b,
+		       self->d.cpu, n);
+}
+
+/*
+ * A software event in a group led by a socpmu event shares the socpmu
+ * PMU's perf context on its CPU (perf puts software siblings of a hardware
+ * group there), and stays in it when the leader is closed. Removing the
+ * device then must not free that context under it: new PMUs registered
+ * afterwards would get its memory.
+ */
+TEST_F_TIMEOUT(rel, software_sibling_outlives_leader, 100)
+{
+	const struct tev *e_fpu = tev("fpu_instruction");
+	struct perf_event_attr sw = {
+		.size = sizeof(sw), .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
+	};
+	uint64_t v1, v2;
+	int leader, sib, ret;
+
+	TENSIX_DEV(&self->d, "rel_sib", 2);
+	leader = sp_open(&self->d, cfg_of(e_fpu), 0, -1, 0);
+	ASSERT_LE(0, leader);
+	sib = sp_perf_event_open(&sw, -1, self->d.cpu, leader, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, sib);
+	close(leader);
+	ASSERT_EQ(0, sp_dev_delete(&self->d));
+
+	/* New PMUs come and go; the sibling keeps counting, enabled and disabled */
+	for (int i = 0; i < 20; i++) {
+		struct sp_dev d2;
+		int fd;
+
+		sp_sim_del_device("rel_sib2");
+		ASSERT_EQ(0, sp_dev_create(&d2, "tensix", "rel_sib2", "cores=1", "tensix_"));
+		fd = sp_open(&d2, cfg_of(e_fpu), 0, -1, 0);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, ioctl(sib, PERF_EVENT_IOC_DISABLE, 0));
+		ASSERT_EQ(0, ioctl(sib, PERF_EVENT_IOC_ENABLE, 0));
+		close(fd);
+		ASSERT_EQ(0, sp_dev_delete(&d2));
+	}
+	v1 = read_ok(_metadata, sib);
+	sp_sleep_ms(50);
+	v2 = read_ok(_metadata, sib);
+	EXPECT_LT(v1, v2) TH_LOG("the software sibling stopped counting");
+
+	/* It holds the driver (and its dead PMU) like an event of its own */
+	ret = sp_mod_unload("tensix_pmu");
+	EXPECT_NE(0, ret) TH_LOG("tensix_pmu unloaded under the sibling");
+	close(sib);
+	for (int i = 0; i < 50 && ret; i++) {
+		sp_sleep_ms(50);
+		ret = sp_mod_unload("tensix_pmu");
+	}
+	EXPECT_EQ(0, ret) TH_LOG("tensix_pmu still busy: %s", strerror(-ret));
+	if (!ret)
+		ASSERT_EQ(0, mod_load("tensix_pmu"));
+}
+
+TEST_HARNESS_MAIN
