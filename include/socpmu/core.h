@@ -116,7 +116,7 @@ struct socpmu {
 	struct list_head zombie;
 	int id;
 	struct ida *ida;
-	struct mutex pin_lock;
+	struct mutex pin_lock;	/* serialises @pinned and @idle_work */
 	bool pinned;
 	struct delayed_work idle_work;
 };

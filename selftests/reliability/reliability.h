@@ -42,6 +42,7 @@ struct rel_pmu {
 	int cpu;		/* first CPU of "cpumask", -1 if it has none */
 	bool uncore;		/* has a cpumask: system-wide events only */
 	bool aux;		/* takes an AUX area (rel_pmu_probe_aux()) */
+	bool dead;		/* its device is gone: no event opens (ENODEV) */
 	int nfmt;
 	struct rel_fmt fmt[REL_MAX_FMT];
 	uint64_t valid[REL_WORDS];	/* union of the format fields */
@@ -353,7 +354,7 @@ struct rel_slabs {
  * (each cache's "shrink"), so that in-use counts are exact, and reclaimable
  * dentries and inodes (sysfs, debugfs lookups) are dropped.
  */
-static inline int rel_slab_snapshot(struct rel_slabs *s)
+static inline int rel_slab_read(struct rel_slabs *s)
 {
 	char line[512], path[300];
 	struct dirent *de;
@@ -400,6 +401,38 @@ static inline int rel_slab_snapshot(struct rel_slabs *s)
 		s->n++;
 	}
 	fclose(f);
+	return 0;
+}
+
+static inline long rel_slab_bytes(const struct rel_slabs *s)
+{
+	long total = 0;
+
+	for (int i = 0; i < s->n; i++)
+		if (!s->c[i].reclaimable)
+			total += s->c[i].objs * s->c[i].size;
+	return total;
+}
+
+/*
+ * A snapshot once slab memory has settled: what closing files, removing
+ * devices or unloading modules frees can take a few RCU grace periods and
+ * evictions, so read until two readings in a row agree within 16 KiB (at
+ * most 8 times).
+ */
+static inline int rel_slab_snapshot(struct rel_slabs *s)
+{
+	long prev = -1;
+	int ret;
+
+	for (int i = 0; i < 8; i++) {
+		ret = rel_slab_read(s);
+		if (ret)
+			return ret;
+		if (prev >= 0 && labs(rel_slab_bytes(s) - prev) < 16384)
+			break;
+		prev = rel_slab_bytes(s);
+	}
 	return 0;
 }
 

@@ -3,8 +3,8 @@
 # reliability run in the VM, every socpmu module loaded:
 #   - selftests/reliability/socpmu_fuzz, FUZZ_ITERATIONS operations (default
 #     1000000) from FUZZ_SEED (default: random, printed), at most
-#     FUZZ_SECONDS (default: no bound) in two passes, leak check around the
-#     second;
+#     FUZZ_SECONDS (default: no bound), in 10 passes with a module reload
+#     after each and a leak check around the last;
 #   - stress_test and module_test at their long sizes: 30 rounds of device
 #     removal, 60 s of the two-CPU poll timer, 50 hotplug cycles, 100 module
 #     load/unload cycles with and without events;
@@ -30,7 +30,7 @@ for m in /lib/modules/$(uname -r)/extra/*.ko; do modprobe $(basename $m .ko) || 
 export SOCPMU_STRESS_ROUNDS=30 SOCPMU_STRESS_SECONDS=60 SOCPMU_HOTPLUG_CYCLES=50
 export SOCPMU_MODULE_CYCLES=100
 rc=0
-for t in "socpmu_fuzz '"$args"'" stress_test module_test security_test; do
+for t in "socpmu_fuzz -p 10 '"$args"'" stress_test module_test security_test; do
 	echo "### $t"
 	s=$(date +%s)
 	/selftests/reliability/$t || rc=1
@@ -45,13 +45,13 @@ log=$top/.build/vm/console.log
 echo
 echo "=== make fuzz summary"
 tr -d '\r' <"$log" | awk '
-	/^### [a-z_]+: [0-9]+ s$/ { t[$2] = $3 }
-	/^### / && !/: [0-9]+ s$/ { prog = $2 }
+	/^### .*: [0-9]+ s$/ { p = $2; sub(/:$/, "", p); t[p] = $(NF - 1); next }
+	/^### / { prog = $2 }
 	/^# Totals: / { tot[prog] = $0 }
 	END {
 		for (p in tot)
-			printf "%-14s %6s s  %s\n", p, t[p ":"], tot[p]
+			printf "%-14s %6s s  %s\n", p, t[p], tot[p]
 	}' | sort
-grep -E '^# (seed|pass [0-9]:|iterations|events opened|slab delta|perf stat|device removal|cpu hotplug|poll timer|[0-9]+ modules|AUX|debugfs|sysfs|[0-9]+ refused)' \
+grep -E '^# (seed|pass [0-9]+:|iterations|events opened|slab delta|perf stat|device removal|cpu hotplug|poll timer|[0-9]+ modules|AUX|debugfs|sysfs|[0-9]+ refused)' \
 	<(tr -d '\r' <"$log") || true
 exit "$rc"
