@@ -1,0 +1,178 @@
+#!/bin/bash
+# riscv-vm.sh - the RISC-V VM bench of `make check-riscv`: run the riscv64
+# selftests on a real SBI (OpenSBI) with riscv_pmu_sbi next to our modules.
+#
+# Usage: tools/vm/riscv-vm.sh [--timeout S] [--no-sscofpmf]
+#
+#  1. the test kernel: tools/vm/riscv-kernel.sh (built once into
+#     $CACHE/riscv-vm/build);
+#  2. every socpmu module built against it (sources copied to
+#     .build/riscv/vm, W=1 -Werror, modpost against its Module.symvers);
+#  3. the tests, static riscv64 programs on the kselftest harness
+#     ($CACHE/kselftest): selftests/*/riscv/*.c become
+#     /selftests/<group>/<name>, and the selftests listed in RISCV_SHARED
+#     below are cross-built from the x86 suite's sources;
+#  4. /init: tools/vm/riscv-init.c (loads the modules, runs every test,
+#     adds up the kselftest Totals);
+#  5. qemu-system-riscv64 -M virt with Debian's OpenSBI (fw_dynamic.bin of
+#     the opensbi package), 2 harts, -cpu rv64,sscofpmf=true (counter
+#     overflow interrupt and privilege-mode filtering; left out with
+#     --no-sscofpmf or when this QEMU does not know the property).
+#
+# The console is shown and kept in .build/riscv-vm/console.log; the guest's
+# last line "RISCV: N passed, N failed, N skipped" is copied to
+# .build/riscv-vm/summary, which tools/vm/check.sh adds to `make check`'s
+# total. Like run-vm.sh, the run fails (status 125) when the kernel logs a
+# problem (BUG, WARNING, Oops, hung task, ...; stopped GRACE seconds after
+# it), and with 124 when the guest prints no exit marker within the time
+# limit (default 900 s). Otherwise the status is 1 if a test failed, else 0.
+#
+# Environment: CACHE (default /var/cache/socpmu), SELFTEST_TIMEOUT (seconds
+# per test program in the guest, default 180).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/../.." && pwd)
+CACHE=${CACHE:-/var/cache/socpmu}
+CROSS=riscv64-linux-gnu-
+FIRMWARE=/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin
+KSELFTEST=$CACHE/kselftest
+# Tests of the x86 suite that also run here, with the simulator's models
+# (group/name, from selftests/<group>/<name>.c).
+RISCV_SHARED=${RISCV_SHARED:-tensix/tensix_test esp/esp_test pulp/pulp_test}
+
+vm=$top/.build/riscv-vm
+stage=$vm/root
+log=$vm/console.log
+KERNEL_PROBLEM='\[ *[0-9]+\.[0-9]+\] .*(BUG:|WARNING:|Oops|Call Trace|hung_task|blocked for more than|Kernel panic|Unable to handle|UBSAN:)'
+GRACE=60
+
+say() { printf 'riscv-vm: %s\n' "$*" >&2; }
+die() { printf '\n==========\nriscv-vm: FAILED: %s\n==========\n' "$*" >&2; exit 125; }
+
+timeout_s=900 sscofpmf=1
+while (($#)); do
+	case $1 in
+	--timeout) timeout_s=${2:?}; shift 2 ;;
+	--no-sscofpmf) sscofpmf=0; shift ;;
+	*) sed -n '3,4s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2; exit 125 ;;
+	esac
+done
+
+rm -rf "$vm"
+mkdir -p "$vm"
+command -v qemu-system-riscv64 >/dev/null || die "qemu-system-riscv64 is missing (apt-get install qemu-system-misc)"
+[[ -f $FIRMWARE ]] || die "$FIRMWARE is missing (apt-get install opensbi)"
+[[ -f $KSELFTEST/kselftest_harness.h ]] || die "$KSELFTEST/kselftest_harness.h is missing: run 'make deps'"
+echo 'int main(void) { return 0; }' | ${CROSS}gcc -static -x c -o /dev/null - 2>/dev/null ||
+	die "${CROSS}gcc cannot link static programs (apt-get install libc6-dev-riscv64-cross)"
+
+t0=$SECONDS
+kdir=$("$here/riscv-kernel.sh")
+image=$kdir/arch/riscv/boot/Image
+
+# Modules
+src=$top/.build/riscv/vm
+rm -rf "$src"
+mkdir -p "$src"
+(cd "$top" && find Kbuild drivers include \( -name Kbuild -o -name Makefile \
+	-o -name '*.[chS]' \) -type f -print0 | cpio -0pdm --quiet "$src")
+make -s -C "$kdir" M="$src" ARCH=riscv CROSS_COMPILE=$CROSS W=1 -j"$(nproc)" modules \
+	>"$vm/modules.log" 2>&1 || { cat "$vm/modules.log" >&2; die "the modules do not build for the test kernel"; }
+if [[ -s $vm/modules.log ]]; then
+	cat "$vm/modules.log" >&2
+	die "the module build warned (W=1)"
+fi
+
+# Tests
+cflags=(-static -O2 -std=gnu11 -Wall -Wextra -Werror -isystem "$KSELFTEST" -I"$top/include" -pthread)
+mkdir -p "$stage"/{proc,sys,dev,tmp,etc/socpmu,lib/modules/extra,selftests}
+for c in "$top"/selftests/*/riscv/*.c; do
+	[[ -f $c ]] || continue
+	group=$(basename "$(dirname "$(dirname "$c")")")
+	mkdir -p "$stage/selftests/$group"
+	${CROSS}gcc "${cflags[@]}" -o "$stage/selftests/$group/$(basename "$c" .c)" "$c"
+done
+for t in $RISCV_SHARED; do
+	mkdir -p "$stage/selftests/${t%%/*}"
+	${CROSS}gcc "${cflags[@]}" -o "$stage/selftests/$t" "$top/selftests/$t.c"
+done
+${CROSS}gcc -static -O2 -Wall -Wextra -Werror -o "$stage/init" "$here/riscv-init.c"
+
+# The modules in load order; sifive_hpm binds on QEMU's harts (mvendorid 0) with any_vendor=1.
+for m in socpmu_core socpmu_sim tensix_pmu esp_pmu pulp_pmu sifive_hpm sifive_trace; do
+	install -m 0644 "$src/$m.ko" "$stage/lib/modules/extra/"
+	case $m in
+	sifive_hpm) echo "/lib/modules/extra/$m.ko any_vendor=1" ;;
+	*) echo "/lib/modules/extra/$m.ko" ;;
+	esac
+done >"$stage/etc/socpmu/modules"
+install -m 0644 "$src/socpmu_migrate.ko" "$stage/lib/modules/extra/"
+token=$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
+echo "$token" >"$stage/etc/socpmu/token"
+echo "${SELFTEST_TIMEOUT:-180}" >"$stage/etc/socpmu/timeout"
+(cd "$stage" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc -R 0:0 --quiet) >"$vm/initramfs.cpio"
+t1=$SECONDS
+
+cpu=rv64
+if ((sscofpmf)); then
+	if qemu-system-riscv64 -M virt -cpu rv64,sscofpmf=true -nographic -bios none \
+		-S -monitor none -serial none -display none </dev/null >/dev/null 2>&1 &
+	then
+		probe=$!
+		sleep 1
+		if kill -0 "$probe" 2>/dev/null; then
+			kill "$probe"; cpu=rv64,sscofpmf=true
+		else
+			say "this QEMU has no sscofpmf: booting without it"
+		fi
+		wait "$probe" 2>/dev/null || true
+	fi
+fi
+
+qemu-system-riscv64 -M virt -cpu "$cpu" -smp 2 -m 512 -nographic -no-reboot -nic none \
+	-bios "$FIRMWARE" -kernel "$image" -initrd "$vm/initramfs.cpio" \
+	-append "console=ttyS0 earlycon=sbi rdinit=/init panic=-1 printk.time=1 loglevel=5 hung_task_timeout_secs=30" \
+	</dev/null >"$log" 2>&1 &
+qemu_pid=$!
+tail -s 0.2 -n +1 -f --pid="$qemu_pid" "$log" &
+tail_pid=$!
+trap 'kill "$qemu_pid" "$tail_pid" 2>/dev/null || true' EXIT
+
+end=$((SECONDS + timeout_s)) grace_end='' stopped=''
+while kill -0 "$qemu_pid" 2>/dev/null; do
+	if ((SECONDS >= end)); then
+		stopped="timed out after $timeout_s s"
+	elif [[ -z $grace_end ]] && grep -qE "$KERNEL_PROBLEM" "$log"; then
+		grace_end=$((SECONDS + GRACE))
+	elif [[ -n $grace_end ]] && ((SECONDS >= grace_end)); then
+		stopped="stopped $GRACE s after the kernel reported a problem"
+	fi
+	if [[ -n $stopped ]]; then
+		kill "$qemu_pid"
+		break
+	fi
+	sleep 0.2
+done
+wait "$qemu_pid" || true
+wait "$tail_pid" || true
+
+console=$(tr -d '\r' <"$log")
+problems=$(grep -E "$KERNEL_PROBLEM" <<<"$console" | head -n 20) || true
+marker=$(grep -E "^SOCPMU-VM-EXIT $token status=[0-9]+\$" <<<"$console") || true
+summary=$(grep -E '^RISCV: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' <<<"$console" | tail -n 1) || true
+[[ -n $summary ]] && echo "$summary" >"$vm/summary"
+say "build and initramfs $((t1 - t0)) s, VM $((SECONDS - t1)) s (-cpu $cpu)"
+
+if [[ -n $problems ]]; then
+	printf '%s\n' "$problems" >&2
+	die "the kernel reported a problem (lines above)${stopped:+ ($stopped)}; console in $log"
+fi
+if [[ -z $marker ]]; then
+	printf '\n==========\nriscv-vm: FAILED: no exit marker: %s; console in %s\n==========\n' \
+		"${stopped:-the VM stopped before the tests finished}" "$log" >&2
+	exit 124
+fi
+[[ -n $summary ]] || die "no summary line from the guest"
+echo "$summary"
+exit "${marker##*status=}"
