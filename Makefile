@@ -12,7 +12,11 @@
 #   make run          deps + all, then the demo (tools/vm/demo.sh) in the VM
 #   make bench        deps + all, then every selftests/*/*_bench program in the VM
 #   make check-riscv  cross-build every module for riscv64 (defconfig and an
-#                     M-mode nommu config; trees prepared once in $(CACHE)/riscv)
+#                     M-mode nommu config; trees prepared once in $(CACHE)/riscv),
+#                     then the RISC-V VM bench (tools/vm/riscv-vm.sh): a riscv64
+#                     kernel built once into $(CACHE)/riscv-vm, booted by
+#                     qemu-system-riscv64 on OpenSBI, runs the riscv64 selftests
+#                     next to riscv_pmu_sbi; `make check` adds their results
 #   make perf         perf from linux-source-6.12 with tools/perf/patches (the
 #                     SiFive trace support) in $(CACHE)/perf-build, which the VM
 #                     then uses; rebuilt only when the series or the source change

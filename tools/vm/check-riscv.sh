@@ -2,7 +2,11 @@
 # check-riscv.sh - `make check-riscv`: cross-build every socpmu module for
 # RISC-V, so that the code behind CONFIG_RISCV (the SBI backend of
 # sifive_hpm) and CONFIG_RISCV_M_MODE (the local CSR backend of pulp_pmu)
-# keeps compiling, with the same W=1 -Werror as the x86 build.
+# keeps compiling, with the same W=1 -Werror as the x86 build; then run the
+# RISC-V VM bench (tools/vm/riscv-vm.sh: the riscv64 selftests on OpenSBI
+# with riscv_pmu_sbi), whose "RISCV: N passed, N failed, N skipped" line
+# lands in .build/riscv-vm/summary for tools/vm/check.sh to add to
+# `make check`'s total. RISCV_VM=0 skips the bench.
 #
 # Two riscv64 kernel build trees are prepared from Debian's
 # /usr/src/linux-source-6.12.tar.xz (extracted once) in $CACHE/riscv/:
@@ -20,9 +24,10 @@
 # objects at the top of the tree must stay as they are). Every module of
 # Kbuild must come out as a RISC-V ELF object. The durations are printed.
 #
-# Installs the cross compiler, flex and bison with apt-get when they are
-# missing (needs root then). Environment: CACHE (default /var/cache/socpmu),
-# RISCV_CONFIGS (default "defconfig nommu").
+# Installs the cross compiler, its libc, flex, bison, QEMU and OpenSBI with
+# apt-get when they are missing (needs root then). Environment: CACHE
+# (default /var/cache/socpmu), RISCV_CONFIGS (default "defconfig nommu"),
+# RISCV_VM (default 1), RISCV_VM_TIMEOUT (seconds, default 900).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -47,6 +52,10 @@ command -v ${CROSS}gcc >/dev/null || missing+=(gcc-riscv64-linux-gnu)
 command -v flex >/dev/null || missing+=(flex)
 command -v bison >/dev/null || missing+=(bison)
 command -v bc >/dev/null || missing+=(bc)
+command -v qemu-system-riscv64 >/dev/null || missing+=(qemu-system-misc)
+[[ -f /usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin ]] || missing+=(opensbi)
+[[ -f /usr/riscv64-linux-gnu/lib/libc.a ]] || missing+=(libc6-dev-riscv64-cross)
+command -v cpio >/dev/null || missing+=(cpio)
 if ((${#missing[@]})); then
 	((EUID == 0)) || die "missing ${missing[*]}: install them (apt-get install ${missing[*]}) or run as root"
 	say "installing ${missing[*]}"
@@ -157,4 +166,18 @@ done
 for c in $RISCV_CONFIGS; do
 	build "$c"
 done
+flock -u 9
+say "cross-builds OK in $(elapsed "$start")"
+
+rm -f "$top/.build/riscv-vm/summary"
+if [[ ${RISCV_VM:-1} != 0 ]]; then
+	t=$SECONDS
+	rc=0
+	"$here/riscv-vm.sh" --timeout "${RISCV_VM_TIMEOUT:-900}" || rc=$?
+	say "VM bench in $(elapsed "$t") (status $rc)"
+	# A failed test is counted in the summary (check.sh fails on it); no
+	# summary or a kernel problem fails here.
+	((rc == 0 || rc == 1)) || die "the RISC-V VM bench failed (status $rc)"
+	[[ -s $top/.build/riscv-vm/summary ]] || die "the RISC-V VM bench printed no summary"
+fi
 say "OK in $(elapsed "$start")"

@@ -2,7 +2,9 @@
 # check.sh - the test run of `make check` (which builds everything first):
 # the host tests (`make check` of every tools/<name>/Makefile that has a
 # check: rule), then the selftests in the VM with every socpmu module loaded,
-# both through selftests/run_all.sh. Prints, as its last line, the sum
+# both through selftests/run_all.sh, plus the results of the RISC-V VM bench
+# that `make check-riscv` ran before (.build/riscv-vm/summary; missing
+# summary = failure unless RISCV_VM=0). Prints, as its last line, the sum
 # "N passed, N failed" (+ ", N skipped" if any) and fails if a test failed,
 # the VM run went wrong (kernel problem, timeout, no summary) or no test ran.
 #
@@ -48,6 +50,15 @@ line=$(tr -d '\r' <"$top/.build/vm/console.log" | grep -E "^VM: $summary\$" | ta
 if [[ -n $line ]]; then add "$line"; else problems+=("VM: no summary line from run_all.sh"); fi
 if ((vm_rc == 124 || vm_rc == 125)); then
 	problems+=("VM: run-vm.sh failed with status $vm_rc (kernel problem, timeout or set-up; see above)")
+fi
+if [[ ${RISCV_VM:-1} != 0 ]]; then
+	line=$(grep -E "^RISCV: $summary\$" "$top/.build/riscv-vm/summary" 2>/dev/null | tail -n 1) || true
+	if [[ -n $line ]]; then
+		echo "### RISC-V VM bench (make check-riscv): $line"
+		add "$line"
+	else
+		problems+=("RISC-V VM: no summary in .build/riscv-vm/summary (make check-riscv)")
+	fi
 fi
 ((passed + failed + skipped)) || problems+=("no test ran")
 
