@@ -16,30 +16,37 @@
  *
  * Counters are allocated when perf schedules an event in and released when
  * it schedules it out, so events multiplex when there are more than
- * counters. Cycles and instructions are placed on their fixed counters
- * first (SKIP_MATCH, retried with a normal match for firmware that only
- * skips the match for counters it already configured), whatever the order
- * of the events. Any number of events can read the time counter, which
- * needs no allocation. Counts are 64-bit in software: a per-CPU hrtimer
- * reads the running counters often enough to see every wrap, and where
- * the hardware has Sscofpmf the counter overflow interrupt folds a wrap in
- * at once.
+ * counters. The firmware picks the counter (counter_config_matching with
+ * the mode-filter flags only), offered the programmable counters this PMU
+ * does not hold plus, for cycles and instructions, their fixed counter.
+ * OpenSBI hands the fixed cycle and instret counters to every caller that
+ * asks (they are never exclusive, riscv_pmu_sbi may be counting on them):
+ * this driver never clears, stops or resets them, it reads them
+ * free-running and counts the difference. Programmable counters are ours
+ * alone once matched. Any number of events can read the time CSR, which
+ * needs no allocation (OpenSBI does not map counter 1). Counts are 64-bit
+ * in software: a per-CPU hrtimer reads the running counters often enough
+ * to see every wrap (cancelled when its CPU goes offline, started again by
+ * the next event there), and where the backend has Sscofpmf the counter
+ * overflow interrupt folds a wrap in at once.
  *
  * Sampling is not supported: a module cannot deliver samples (the perf
  * core does not export perf_event_overflow()), so sampling events are
  * rejected with -EOPNOTSUPP, overflow interrupt or not.
  *
- * Why perf_sw_context: a task context has one hardware slot, which the
- * architecture's CPU PMU holds (x86's, or riscv_pmu_sbi on RISC-V; a second
- * user is refused with a WARN). Software-context PMUs can be scheduled with
- * every task all the same; unlike real software events ours can fail to
- * schedule, which perf handles by multiplexing, and groups may only hold
- * sifive_hpm events, so that no group ends up on another PMU's context.
+ * A hardware PMU (perf_hw_context): since 6.2 a task context holds the
+ * events of any number of hardware PMUs, each with its own pmu context, so
+ * this one sits next to the architecture's (riscv_pmu_sbi, or x86's). The
+ * perf core then takes the group leader's ctx->mutex around event_init,
+ * which hpm_group_valid() needs to walk the siblings. Groups hold
+ * sifive_hpm events and, as the perf core allows in any hardware group,
+ * software events.
  */
 
 #define pr_fmt(fmt) "sifive_hpm: " fmt
 
 #include <linux/bitmap.h>
+#include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
 #include <linux/idr.h>
@@ -66,7 +73,9 @@
 struct sifive_hpm;
 
 /**
- * struct hpm_cpu - per-CPU state; only touched on its CPU, interrupts off
+ * struct hpm_cpu - per-CPU state; only touched on its CPU with interrupts
+ *	off, but for the set-up and the timer cancels of probe, CPU hotplug
+ *	and removal
  * @events: the event on each counter this PMU holds
  * @used: the counters this PMU holds on this CPU
  * @poll: reads the running counters before they can wrap twice
@@ -100,6 +109,7 @@ struct hpm_cpu {
  * @dead: the device is gone; the PMU waits for its events to close
  * @nr_events: events initialised on this PMU and not yet destroyed
  * @zombie: entry in the list of dead PMUs that still have events
+ * @node: instance of the CPU hotplug state
  */
 struct sifive_hpm {
 	struct pmu pmu;
@@ -121,9 +131,11 @@ struct sifive_hpm {
 	bool dead;
 	atomic_t nr_events;
 	struct list_head zombie;
+	struct hlist_node node;
 };
 
 static DEFINE_IDA(hpm_ida);
+static enum cpuhp_state hpm_cpuhp_state;
 static LIST_HEAD(hpm_zombies);
 static DEFINE_MUTEX(hpm_zombies_lock);
 
@@ -203,9 +215,11 @@ static int hpm_ev_validate(struct sifive_hpm *hpm, struct perf_event *event)
 }
 
 /*
- * A group may only hold sifive_hpm events (see the top of the file), and
- * must fit the counters: one cycles and one instructions event on the fixed
- * counters, everything else (time excepted) on the programmable ones.
+ * A group may hold sifive_hpm events and software events (see the top of
+ * the file), and must fit the counters: one cycles and one instructions
+ * event on the fixed counters, everything else (time and software events
+ * excepted) on the programmable ones. Called with the leader's ctx->mutex
+ * held (perf_hw_context), so the sibling list cannot change under us.
  */
 struct hpm_needs {
 	unsigned int cycles, instret, prog;
@@ -213,8 +227,11 @@ struct hpm_needs {
 
 static void hpm_count_needs(struct hpm_needs *n, struct perf_event *event)
 {
-	int fixed = hpm_ev_fixed(event);
+	int fixed;
 
+	if (event->pmu->task_ctx_nr == perf_sw_context)
+		return;
+	fixed = hpm_ev_fixed(event);
 	if (fixed == SIFIVE_HPM_CTR_CYCLE)
 		n->cycles++;
 	else if (fixed == SIFIVE_HPM_CTR_INSTRET)
@@ -234,7 +251,8 @@ static bool hpm_group_valid(struct sifive_hpm *hpm, struct perf_event *event)
 		return false;
 	}
 	for_each_sibling_event(sibling, leader)
-		if (sibling->pmu != event->pmu) {
+		if (sibling->pmu != event->pmu &&
+		    sibling->pmu->task_ctx_nr != perf_sw_context) {
 			pr_debug("%s: group with events of another PMU\n", hpm->name);
 			return false;
 		}
@@ -324,68 +342,81 @@ static void hpm_event_update(struct sifive_hpm *hpm, struct perf_event *event)
 	local64_add((now - prev) & hpm->width_mask[hwc->idx], &event->count);
 }
 
-/*
- * Claim a counter for @event on this hart: the fixed counter first (SKIP_
- * MATCH, then a normal match of that counter alone), then any counter the
- * firmware finds among the programmable ones this PMU does not hold.
- */
-static int hpm_claim(struct sifive_hpm *hpm, struct hpm_cpu *cpuc, struct perf_event *event)
+static bool hpm_idx_fixed(int idx)
 {
-	struct hw_perf_event *hwc = &event->hw;
-	unsigned long flags = hwc->config_base | SIFIVE_HPM_CFG_FLAG_CLEAR_VALUE;
-	unsigned long avail;
-	int fixed = hpm_ev_fixed(event);
-	long idx;
-
-	if (fixed >= 0 && !test_bit(fixed, &cpuc->used)) {
-		idx = hpm->ops->config_matching(hpm->ctx, fixed, 1,
-						flags | SIFIVE_HPM_CFG_FLAG_SKIP_MATCH,
-						hwc->event_base, hwc->config);
-		if (idx < 0)
-			idx = hpm->ops->config_matching(hpm->ctx, fixed, 1, flags,
-							hwc->event_base, hwc->config);
-		if (idx == fixed)
-			return idx;
-		if (idx >= 0)
-			hpm->ops->stop(hpm->ctx, idx, 1, SIFIVE_HPM_STOP_FLAG_RESET);
-	}
-	avail = hpm->prog_mask & ~cpuc->used;
-	if (!avail)
-		return -EAGAIN;
-	idx = hpm->ops->config_matching(hpm->ctx, 0, avail, flags, hwc->event_base,
-					hwc->config);
-	if (idx < 0)
-		return -EAGAIN;
-	if (idx >= SIFIVE_HPM_MAX_COUNTERS || !(avail & BIT(idx))) {
-		/* Not a counter we asked for: give it back */
-		if (idx < SIFIVE_HPM_MAX_COUNTERS)
-			hpm->ops->stop(hpm->ctx, idx, 1, SIFIVE_HPM_STOP_FLAG_RESET);
-		return -EAGAIN;
-	}
-	return idx;
+	return idx == SIFIVE_HPM_CTR_CYCLE || idx == SIFIVE_HPM_CTR_INSTRET;
 }
 
 /*
- * (Re)start the counter of a running event. With overflow interrupts a
- * programmable counter starts half way to its wrap, so that the interrupt
- * comes while the modular difference to the start value is still the true
- * count. Otherwise the counter is never written (a fixed counter may be
- * shared with the firmware's other users): its current value is the base.
+ * Claim a counter for @event on this hart; the firmware arbitrates. Cycles
+ * and instructions without a mode filter (the fixed counters cannot
+ * filter) are offered their fixed counter alone first, as the seed wants
+ * them there whatever the order of the events; everything else, and a
+ * second cycles or instructions event, the programmable counters this PMU
+ * does not hold. The only flags are the mode filter's: no CLEAR_VALUE (it
+ * would zero a fixed counter under its other users), no SKIP_MATCH (which
+ * skips the mode filter too). OpenSBI answers cycles and instret with
+ * their fixed counter whatever the mask when it finds no programmable one
+ * (without Sscofpmf: always); that answer is only taken where it was
+ * offered, and a fixed counter is never released.
+ */
+static long hpm_match(struct sifive_hpm *hpm, struct perf_event *event, unsigned long cmask)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	long idx;
+
+	idx = hpm->ops->config_matching(hpm->ctx, 0, cmask, hwc->config_base,
+					hwc->event_base, hwc->config);
+	if (idx < 0)
+		return -EAGAIN;
+	if (idx < SIFIVE_HPM_MAX_COUNTERS && (cmask & BIT(idx)))
+		return idx;
+	/* Not a counter we asked for: give a programmable one back */
+	if (idx < SIFIVE_HPM_MAX_COUNTERS && !hpm_idx_fixed(idx))
+		hpm->ops->stop(hpm->ctx, idx, 1, SIFIVE_HPM_STOP_FLAG_RESET);
+	return -EAGAIN;
+}
+
+static int hpm_claim(struct sifive_hpm *hpm, struct hpm_cpu *cpuc, struct perf_event *event)
+{
+	unsigned long avail = hpm->prog_mask & ~cpuc->used;
+	int fixed = hpm_ev_fixed(event);
+	long idx;
+
+	if (fixed >= 0 && !event->hw.config_base && !test_bit(fixed, &cpuc->used)) {
+		idx = hpm_match(hpm, event, BIT(fixed));
+		if (idx >= 0)
+			return idx;
+	}
+	if (!avail)
+		return -EAGAIN;
+	return hpm_match(hpm, event, avail);
+}
+
+/*
+ * (Re)start the counter of a running event. A programmable counter is ours
+ * alone: it starts from a value we set, 0, or with overflow interrupts half
+ * way to its wrap, so that the interrupt comes while the modular difference
+ * to the start value is still the true count. A fixed counter is never
+ * written: it may be running for another user already (the firmware then
+ * answers "already started", which is fine); it is started so that it
+ * counts, never stopped, and its value once running is the base.
  */
 static void hpm_restart(struct sifive_hpm *hpm, struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
-	u64 ival;
+	u64 ival = 0;
 
-	if (hpm->overflow_irq && hwc->idx >= SIFIVE_HPM_CTR_HPM0) {
-		ival = (hpm->width_mask[hwc->idx] >> 1) + 1;
+	if (hwc->idx >= SIFIVE_HPM_CTR_HPM0) {
+		if (hpm->overflow_irq)
+			ival = (hpm->width_mask[hwc->idx] >> 1) + 1;
 		local64_set(&hwc->prev_count, ival);
 		hpm->ops->start(hpm->ctx, hwc->idx, 1, SIFIVE_HPM_START_FLAG_SET_INIT_VALUE, ival);
 		return;
 	}
-	local64_set(&hwc->prev_count, hpm->ops->read(hpm->ctx, hwc->idx));
 	if (hwc->idx != SIFIVE_HPM_CTR_TIME)
 		hpm->ops->start(hpm->ctx, hwc->idx, 1, 0, 0);
+	local64_set(&hwc->prev_count, hpm->ops->read(hpm->ctx, hwc->idx));
 }
 
 static void hpm_start(struct perf_event *event, int flags)
@@ -410,7 +441,8 @@ static void hpm_stop(struct perf_event *event, int flags)
 	hwc->state |= PERF_HES_STOPPED;
 	if (READ_ONCE(hpm->dead))
 		return;
-	if (hwc->idx != SIFIVE_HPM_CTR_TIME)
+	/* Never stop a shared fixed counter: its last value ends our count */
+	if (hwc->idx >= SIFIVE_HPM_CTR_HPM0)
 		hpm->ops->stop(hpm->ctx, hwc->idx, 1, 0);
 	hpm_event_update(hpm, event);
 	hwc->state |= PERF_HES_UPTODATE;
@@ -435,7 +467,7 @@ static int hpm_add(struct perf_event *event, int flags)
 			return idx;
 		cpuc->events[idx] = event;
 		__set_bit(idx, &cpuc->used);
-		if (!hrtimer_active(&cpuc->poll))
+		if (!hrtimer_is_queued(&cpuc->poll))
 			hrtimer_start(&cpuc->poll, ns_to_ktime(hpm->poll_ns),
 				      HRTIMER_MODE_REL_PINNED_HARD);
 	}
@@ -458,7 +490,8 @@ static void hpm_del(struct perf_event *event, int flags)
 		return;
 	if (idx != SIFIVE_HPM_CTR_TIME && test_bit(idx, &cpuc->used) &&
 	    cpuc->events[idx] == event) {
-		if (!READ_ONCE(hpm->dead))
+		/* Release a programmable counter; a fixed one is not ours to release */
+		if (!READ_ONCE(hpm->dead) && !hpm_idx_fixed(idx))
 			hpm->ops->stop(hpm->ctx, idx, 1, SIFIVE_HPM_STOP_FLAG_RESET);
 		cpuc->events[idx] = NULL;
 		__clear_bit(idx, &cpuc->used);
@@ -495,7 +528,7 @@ static enum hrtimer_restart hpm_poll(struct hrtimer *timer)
 	struct perf_event *event;
 	unsigned int idx;
 
-	/* After a CPU went offline the timer may run elsewhere: nothing to do then */
+	/* Defensive: the hotplug callback cancels the timer before its CPU goes */
 	if (!cpuc->used || READ_ONCE(hpm->dead) || cpuc != this_cpu_ptr(hpm->cpus))
 		return HRTIMER_NORESTART;
 	for_each_set_bit(idx, &cpuc->used, SIFIVE_HPM_MAX_COUNTERS) {
@@ -676,6 +709,9 @@ static int hpm_sbi_errno(long err)
 		return -EINVAL;
 	case SBI_ERR_DENIED:
 		return -EPERM;
+	case SBI_ERR_ALREADY_STARTED:
+	case SBI_ERR_ALREADY_STOPPED:
+		return -EALREADY;
 	}
 	return -EOPNOTSUPP;
 }
@@ -687,7 +723,11 @@ static unsigned int hpm_sbi_num_counters(void *ctx)
 	return ret.error ? 0 : min_t(unsigned long, ret.value, SIFIVE_HPM_MAX_COUNTERS);
 }
 
-/* Firmware counters (no CSR) are left out: they count firmware events only */
+/*
+ * Firmware counters (no CSR) are left out: they count firmware events only.
+ * OpenSBI does not map counter 1 (time): its info stays 0, and the driver
+ * reads the time CSR itself.
+ */
 static unsigned long hpm_sbi_counter_info(void *ctx, unsigned int idx)
 {
 	struct sbiret ret;
@@ -729,11 +769,13 @@ static int hpm_sbi_stop(void *ctx, unsigned long cbase, unsigned long cmask,
 	return hpm_sbi_errno(ret.error);
 }
 
-/* S-mode reads the counter CSRs directly (the firmware enables scounteren) */
+/* S-mode reads the counter CSRs directly (the firmware sets mcounteren) */
 #define HPM_CSR_CASE(n)	case CSR_CYCLE + (n): return csr_read(CSR_CYCLE + (n));
 
 static u64 hpm_sbi_read(void *ctx, unsigned int idx)
 {
+	if (idx == SIFIVE_HPM_CTR_TIME)
+		return csr_read(CSR_TIME);
 	switch (SIFIVE_HPM_INFO_CSR(hpm_sbi_info[idx % SIFIVE_HPM_MAX_COUNTERS])) {
 	HPM_CSR_CASE(0) HPM_CSR_CASE(1) HPM_CSR_CASE(2) HPM_CSR_CASE(3)
 	HPM_CSR_CASE(4) HPM_CSR_CASE(5) HPM_CSR_CASE(6) HPM_CSR_CASE(7)
@@ -768,7 +810,9 @@ static const struct sifive_hpm_ops *hpm_sbi_backend(bool *filter)
 		     SIFIVE_HPM_CFG_FLAG_SET_SINH != SBI_PMU_CFG_FLAG_SET_SINH ||
 		     SIFIVE_HPM_CFG_FLAG_SET_MINH != SBI_PMU_CFG_FLAG_SET_MINH ||
 		     SIFIVE_HPM_START_FLAG_SET_INIT_VALUE != SBI_PMU_START_FLAG_SET_INIT_VALUE ||
-		     SIFIVE_HPM_STOP_FLAG_RESET != SBI_PMU_STOP_FLAG_RESET);
+		     SIFIVE_HPM_STOP_FLAG_RESET != SBI_PMU_STOP_FLAG_RESET ||
+		     SIFIVE_HPM_CFG_FLAG_SET_VUINH != SBI_PMU_CFG_FLAG_SET_VUINH ||
+		     SIFIVE_HPM_CFG_FLAG_SET_VSINH != SBI_PMU_CFG_FLAG_SET_VSINH);
 	/* Mode filtering needs Sscofpmf's inhibit bits */
 	*filter = riscv_isa_extension_available(NULL, SSCOFPMF);
 	return &hpm_sbi_ops;
@@ -796,7 +840,8 @@ static bool hpm_sbi_present(void)
 /*
  * Which general and cache events can the firmware count? Ask it, on a hart
  * (a trial counter_config_matching, released at once), as riscv_pmu_sbi
- * does.
+ * does. A fixed counter the firmware answers with is not released: that
+ * would stop and unconfigure it under its other users.
  */
 static void hpm_check_events(void *data)
 {
@@ -815,7 +860,8 @@ static void hpm_check_events(void *data)
 						SIFIVE_HPM_EVENT_IDX(type, c), 0);
 		if (idx < 0)
 			continue;
-		hpm->ops->stop(hpm->ctx, idx, 1, SIFIVE_HPM_STOP_FLAG_RESET);
+		if (!hpm_idx_fixed(idx))
+			hpm->ops->stop(hpm->ctx, idx, 1, SIFIVE_HPM_STOP_FLAG_RESET);
 		__set_bit(c, cache ? hpm->cache_ok : hpm->gen_ok);
 	}
 }
@@ -837,6 +883,15 @@ static int hpm_read_harts(struct device *dev, struct cpumask *harts)
 
 static void hpm_free(struct sifive_hpm *hpm)
 {
+	int cpu;
+
+	/*
+	 * perf_pmu_unregister() (6.12) frees the per-CPU PMU contexts without
+	 * stopping their multiplexing hrtimers; no event is left to arm them
+	 * again, so stop them first (as socpmu_free() does).
+	 */
+	for_each_possible_cpu(cpu)
+		hrtimer_cancel(&per_cpu_ptr(hpm->pmu.cpu_pmu_context, cpu)->hrtimer);
 	perf_pmu_unregister(&hpm->pmu);
 	free_percpu(hpm->cpus);
 	ida_free(&hpm_ida, hpm->id);
@@ -878,6 +933,9 @@ static int hpm_probe(struct platform_device *pdev)
 		hpm->info[i] = hpm->ops->counter_info(hpm->ctx, i);
 		width = SIFIVE_HPM_INFO_WIDTH(hpm->info[i]);
 		hpm->width_mask[i] = GENMASK_ULL(width - 1, 0);
+		/* The time CSR: 64 bits, read by the backend whatever its info says */
+		if (i == SIFIVE_HPM_CTR_TIME)
+			hpm->width_mask[i] = U64_MAX;
 		if (!hpm->info[i] || i < SIFIVE_HPM_CTR_HPM0)
 			continue;
 		hpm->prog_mask |= BIT(i);
@@ -921,7 +979,7 @@ static int hpm_probe(struct platform_device *pdev)
 	hpm->pmu = (struct pmu) {
 		.module		= THIS_MODULE,
 		.attr_groups	= hpm_groups,
-		.task_ctx_nr	= perf_sw_context,
+		.task_ctx_nr	= perf_hw_context,
 		.capabilities	= PERF_PMU_CAP_NO_INTERRUPT |
 				  (hpm->filter ? 0 : PERF_PMU_CAP_NO_EXCLUDE),
 		.event_init	= hpm_event_init,
@@ -934,9 +992,12 @@ static int hpm_probe(struct platform_device *pdev)
 		.filter		= hpm_filter,
 	};
 	platform_set_drvdata(pdev, hpm);
-	ret = perf_pmu_register(&hpm->pmu, hpm->name, -1);
+	ret = cpuhp_state_add_instance_nocalls(hpm_cpuhp_state, &hpm->node);
 	if (ret)
 		goto err_handler;
+	ret = perf_pmu_register(&hpm->pmu, hpm->name, -1);
+	if (ret)
+		goto err_cpuhp;
 
 	dev_info(dev, "%s: %u counters (%u programmable, %u bits), harts %*pbl%s\n",
 		 hpm->name, hpm->nr_counters,
@@ -945,6 +1006,8 @@ static int hpm_probe(struct platform_device *pdev)
 		 hpm->overflow_irq ? ", overflow interrupt" : "");
 	return 0;
 
+err_cpuhp:
+	cpuhp_state_remove_instance_nocalls(hpm_cpuhp_state, &hpm->node);
 err_handler:
 	if (hpm->overflow_irq)
 		hpm->ops->set_overflow_handler(hpm->ctx, NULL, NULL);
@@ -968,8 +1031,23 @@ static void hpm_freeze_cpu(void *data)
 		event = cpuc->events[idx];
 		if (!(event->hw.state & PERF_HES_STOPPED))
 			hpm_event_update(hpm, event);
-		hpm->ops->stop(hpm->ctx, idx, 1, SIFIVE_HPM_STOP_FLAG_RESET);
+		if (!hpm_idx_fixed(idx))
+			hpm->ops->stop(hpm->ctx, idx, 1, SIFIVE_HPM_STOP_FLAG_RESET);
 	}
+}
+
+/*
+ * CPU hotplug, on the CPU going down: stop its poll timer. The hrtimer core
+ * would otherwise move the pinned timer to another CPU, where it is still
+ * queued when this CPU comes back, and the next event here would find a
+ * timer that is queued but not polling this CPU's counters.
+ */
+static int hpm_cpu_teardown(unsigned int cpu, struct hlist_node *node)
+{
+	struct sifive_hpm *hpm = hlist_entry_safe(node, struct sifive_hpm, node);
+
+	hrtimer_cancel(&per_cpu_ptr(hpm->cpus, cpu)->poll);
+	return 0;
 }
 
 /*
@@ -992,6 +1070,7 @@ static void hpm_remove(struct platform_device *pdev)
 	 * later ones see @dead.
 	 */
 	WRITE_ONCE(hpm->dead, true);
+	cpuhp_state_remove_instance_nocalls(hpm_cpuhp_state, &hpm->node);
 	on_each_cpu(hpm_freeze_cpu, hpm, 1);
 	for_each_possible_cpu(cpu)
 		hrtimer_cancel(&per_cpu_ptr(hpm->cpus, cpu)->poll);
@@ -1028,17 +1107,30 @@ static struct platform_device *hpm_sbi_pdev;
 
 static int __init hpm_init(void)
 {
-	int ret = platform_driver_register(&hpm_driver);
+	int ret;
 
-	if (ret || !hpm_sbi_present())
+	ret = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "perf/sifive_hpm:online",
+				      NULL, hpm_cpu_teardown);
+	if (ret < 0)
 		return ret;
+	hpm_cpuhp_state = ret;
+	ret = platform_driver_register(&hpm_driver);
+	if (ret)
+		goto err_cpuhp;
+	if (!hpm_sbi_present())
+		return 0;
 	hpm_sbi_pdev = platform_device_register_simple("sifive-hpm", PLATFORM_DEVID_NONE,
 						       NULL, 0);
 	if (IS_ERR(hpm_sbi_pdev)) {
+		ret = PTR_ERR(hpm_sbi_pdev);
 		platform_driver_unregister(&hpm_driver);
-		return PTR_ERR(hpm_sbi_pdev);
+		goto err_cpuhp;
 	}
 	return 0;
+
+err_cpuhp:
+	cpuhp_remove_multi_state(hpm_cpuhp_state);
+	return ret;
 }
 module_init(hpm_init);
 
@@ -1056,6 +1148,7 @@ static void __exit hpm_exit(void)
 		hpm_free(hpm);
 	}
 	mutex_unlock(&hpm_zombies_lock);
+	cpuhp_remove_multi_state(hpm_cpuhp_state);
 }
 module_exit(hpm_exit);
 

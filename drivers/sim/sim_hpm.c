@@ -24,13 +24,25 @@
  * date lazily, whenever the hart is looked at.
  *
  * The driver does not see these registers: it sees the SBI PMU extension
- * (struct sifive_hpm_ops) that this file implements like OpenSBI does:
- * counter_config_matching picks a free counter that can count the event
- * (cycles and instructions only on their fixed counters, general and cache
- * events through a U74 event map, raw events as the mhpmevent value), the
- * fixed counters count as always configured for SKIP_MATCH (unless
- * strict_skip=1: only counters configured before, as KVM's SBI does),
- * start/stop drive mcountinhibit and stop with RESET releases a counter.
+ * (struct sifive_hpm_ops) that this file implements like OpenSBI 1.1's
+ * sbi_pmu.c does: counter_config_matching picks a free programmable
+ * counter that can count the event (general and cache events through a
+ * U74 event map, raw events as the mhpmevent value); cycles and
+ * instructions (the U74 has no selector for them) always get their fixed
+ * counter, whatever the counter mask and however many users it has: the
+ * fixed counters are never exclusive. The fixed counters start configured
+ * (unless strict_skip=1, as KVM's SBI), SKIP_MATCH takes any configured
+ * counter, CLEAR_VALUE zeroes the counter, start/stop drive mcountinhibit
+ * (a running counter is "already started" and keeps its value, a stopped
+ * one "already stopped"), stop with RESET releases a counter, and counter
+ * 1 (time) is not mapped by counter_info: the time CSR is read directly.
+ *
+ * A second SBI user of the same harts, as riscv_pmu_sbi is on a real
+ * system, can be played through debugfs "user": it opens cycles or
+ * instret like riscv_pmu_sbi does (a normal match, then start with an
+ * initial value of 2^63 + 1, its prev_count) and reports its count as the
+ * counter's difference to that value, so that a driver that clears, stops
+ * or resets a shared fixed counter shows up in that user's count.
  *
  * debugfs, in /sys/kernel/debug/socpmu_sim/<name>/:
  *   inject  "<hart|all> <event>[,<event>...] <n>": n cycles in which every
@@ -42,6 +54,9 @@
  *   state   the counters of every hart.
  *   ops     SBI calls made by the driver: "config N\nstart N\nstop N\n
  *           read N\n"; writing 0 resets them.
+ *   user    "<hart> <cycles|instret> <open|close>": the second SBI user;
+ *           reading lists its open events, "<hart> <event> counter=<i>
+ *           count=<n> running=<0|1> configured=<0|1>".
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": hpm: " fmt
 
@@ -144,6 +159,9 @@ struct hpm_sim_cfg {
  * @last_ns: time up to which the rate model has played
  * @rate: events per 1000 cycles, HPM_SIM_EV_*
  * @frac: fractions of events carried over, in 1/1000
+ * @user_idx: the second SBI user: the counter of its cycles and instret
+ *	event, -1 when not open
+ * @user_prev: its prev_count (riscv_pmu_sbi's: the start value it asked for)
  * @lcofi: the counter overflow interrupt, raised on the hart's own CPU
  * @lcofi_ipi: the same, raised from another CPU
  * @sim: the model
@@ -160,6 +178,8 @@ struct hpm_sim_hart {
 	u64 last_ns;
 	u32 rate[HPM_SIM_NR_EV];
 	u32 frac[HPM_SIM_NR_EV];
+	int user_idx[2];
+	u64 user_prev[2];
 	struct irq_work lcofi;
 	call_single_data_t lcofi_ipi;
 	struct hpm_sim *sim;
@@ -403,7 +423,8 @@ static unsigned long hpm_sim_counter_info(void *ctx, unsigned int idx)
 {
 	struct hpm_sim *hs = ctx;
 
-	if (idx >= hs->nr)
+	/* As OpenSBI: counter 1 (time) is not mapped */
+	if (idx >= hs->nr || idx == SIFIVE_HPM_CTR_TIME)
 		return 0;
 	return SIFIVE_HPM_INFO(SIFIVE_HPM_CSR_CYCLE + idx,
 			       idx < SIFIVE_HPM_CTR_HPM0 ? 64 : hs->cfg->width);
@@ -446,6 +467,118 @@ static u32 hpm_sim_set(struct hpm_sim *hs, unsigned long cbase, unsigned long cm
 	return (u32)(cmask << cbase);
 }
 
+/* The fixed counter of a selector, or -1 */
+static int hpm_sim_fixed_of(u64 sel)
+{
+	if (sel == HPM_SIM_FIXED_CYCLE)
+		return SIFIVE_HPM_CTR_CYCLE;
+	if (sel == HPM_SIM_FIXED_INSTRET)
+		return SIFIVE_HPM_CTR_INSTRET;
+	return -1;
+}
+
+/* sbi_pmu_ctr_cfg_match() on hart @h, its lock held */
+static long hpm_sim_do_config(struct hpm_sim *hs, struct hpm_sim_hart *h, u32 set,
+			      unsigned long flags, unsigned long event_idx, u64 event_data)
+{
+	u64 sel = hpm_sim_map(event_idx, event_data);
+	long idx = -EOPNOTSUPP;
+
+	lockdep_assert_held(&h->lock);
+	if (!sel)
+		return -EOPNOTSUPP;
+	if (flags & SIFIVE_HPM_CFG_FLAG_SKIP_MATCH) {
+		unsigned int i = __ffs(set);
+
+		/* Any configured counter, as OpenSBI checks no more */
+		if (!(h->configured & BIT(i)))
+			return -EINVAL;
+		idx = i;
+		goto skip_match;
+	}
+	idx = hpm_sim_fixed_of(sel);
+	if (idx < 0) {
+		unsigned long free = set & ~h->configured;
+		unsigned int i;
+
+		idx = -EOPNOTSUPP;
+		for_each_set_bit(i, &free, hs->nr) {
+			if (i >= SIFIVE_HPM_CTR_HPM0 && hpm_sim_fits(hs, i, sel)) {
+				idx = i;
+				break;
+			}
+		}
+		if (idx < 0)
+			return idx;
+	}
+	/* else: the fixed counter, whatever @set and whoever else counts on it */
+	h->configured |= BIT(idx);
+	h->event_idx[idx] = event_idx;
+	h->event_data[idx] = event_data;
+	if (idx >= SIFIVE_HPM_CTR_HPM0) {
+		h->mhpmevent[idx] = sel;
+		/* Sscofpmf: VUINH..MINH, flags bits 3-7, in mhpmevent bits 58-62 */
+		if (hs->cfg->sscofpmf)
+			h->mhpmevent[idx] |= (u64)((flags >> 3) & 0x1f) << HPM_SIM_INH_SHIFT;
+	}
+skip_match:
+	if (flags & SIFIVE_HPM_CFG_FLAG_CLEAR_VALUE)
+		h->ctr[idx] = 0;
+	if (flags & SIFIVE_HPM_CFG_FLAG_AUTO_START)
+		h->inhibit &= ~BIT(idx);
+	return idx;
+}
+
+/* sbi_pmu_ctr_start() on hart @h, its lock held */
+static int hpm_sim_do_start(struct hpm_sim *hs, struct hpm_sim_hart *h, u32 set,
+			    unsigned long flags, u64 ival)
+{
+	unsigned long bits = set;
+	unsigned int i;
+	int ret = 0;
+
+	lockdep_assert_held(&h->lock);
+	if ((set & h->configured) != set)
+		return -EINVAL;
+	for_each_set_bit(i, &bits, hs->nr) {
+		if (!(h->inhibit & BIT(i))) {
+			/* Running already: the value stays */
+			ret = -EALREADY;
+			continue;
+		}
+		if (flags & SIFIVE_HPM_START_FLAG_SET_INIT_VALUE)
+			h->ctr[i] = ival & hpm_sim_width_mask(hs, i);
+		h->inhibit &= ~BIT(i);
+		h->mhpmevent[i] &= ~HPM_SIM_OF;
+	}
+	return ret;
+}
+
+/* sbi_pmu_ctr_stop() on hart @h, its lock held */
+static int hpm_sim_do_stop(struct hpm_sim *hs, struct hpm_sim_hart *h, u32 set,
+			   unsigned long flags)
+{
+	unsigned long bits = set;
+	unsigned int i;
+	int ret = 0;
+
+	lockdep_assert_held(&h->lock);
+	if ((set & h->configured) != set)
+		return -EINVAL;
+	if ((h->inhibit & set) == set)
+		ret = -EALREADY;
+	h->inhibit |= set;
+	if (flags & SIFIVE_HPM_STOP_FLAG_RESET) {
+		h->configured &= ~set;
+		for_each_set_bit(i, &bits, hs->nr) {
+			h->event_idx[i] = 0;
+			h->event_data[i] = 0;
+			h->mhpmevent[i] = 0;
+		}
+	}
+	return ret;
+}
+
 static long hpm_sim_config_matching(void *ctx, unsigned long cbase, unsigned long cmask,
 				    unsigned long flags, unsigned long event_idx,
 				    u64 event_data)
@@ -453,64 +586,16 @@ static long hpm_sim_config_matching(void *ctx, unsigned long cbase, unsigned lon
 	struct hpm_sim *hs = ctx;
 	struct hpm_sim_hart *h = hpm_sim_this_hart(hs);
 	u32 set = hpm_sim_set(hs, cbase, cmask);
-	u64 sel = hpm_sim_map(event_idx, event_data);
 	unsigned long irqflags;
-	long idx = -EOPNOTSUPP;
+	long idx;
 	bool irq;
 
 	atomic64_inc(&hs->calls[HPM_CALL_CONFIG]);
 	if (!h || !set)
 		return -EINVAL;
-	if (!sel)
-		return -EOPNOTSUPP;
-
 	raw_spin_lock_irqsave(&h->lock, irqflags);
 	irq = hpm_sim_sync(h, ktime_get_ns());
-	if (flags & SIFIVE_HPM_CFG_FLAG_SKIP_MATCH) {
-		unsigned int i = __ffs(set);
-
-		/*
-		 * A counter configured for this very event. OpenSBI counts the
-		 * fixed counters as always configured; with strict_skip they
-		 * are not (as in KVM's SBI), so that a caller has to retry
-		 * with a match.
-		 */
-		if (((h->configured & BIT(i)) && h->event_idx[i] == event_idx &&
-		     h->event_data[i] == event_data) ||
-		    (!hs->cfg->strict_skip && i < SIFIVE_HPM_CTR_HPM0 &&
-		     hpm_sim_fits(hs, i, sel)))
-			idx = i;
-		else
-			idx = -EINVAL;
-	} else {
-		unsigned long free = set & ~h->configured;
-		unsigned int i;
-
-		for_each_set_bit(i, &free, hs->nr) {
-			if (hpm_sim_fits(hs, i, sel)) {
-				idx = i;
-				break;
-			}
-		}
-	}
-	if (idx >= 0) {
-		if (!(h->configured & BIT(idx)))
-			h->inhibit |= BIT(idx);
-		h->configured |= BIT(idx);
-		h->event_idx[idx] = event_idx;
-		h->event_data[idx] = event_data;
-		if (idx >= SIFIVE_HPM_CTR_HPM0) {
-			h->mhpmevent[idx] = sel;
-			/* Sscofpmf: VUINH..MINH, flags bits 3-7, in mhpmevent bits 58-62 */
-			if (hs->cfg->sscofpmf)
-				h->mhpmevent[idx] |= (u64)((flags >> 3) & 0x1f) <<
-						     HPM_SIM_INH_SHIFT;
-		}
-		if (flags & SIFIVE_HPM_CFG_FLAG_CLEAR_VALUE)
-			h->ctr[idx] = 0;
-		if (flags & SIFIVE_HPM_CFG_FLAG_AUTO_START)
-			h->inhibit &= ~BIT(idx);
-	}
+	idx = hpm_sim_do_config(hs, h, set, flags, event_idx, event_data);
 	raw_spin_unlock_irqrestore(&h->lock, irqflags);
 	if (irq)
 		hpm_sim_raise(h);
@@ -523,29 +608,20 @@ static int hpm_sim_start(void *ctx, unsigned long cbase, unsigned long cmask,
 	struct hpm_sim *hs = ctx;
 	struct hpm_sim_hart *h = hpm_sim_this_hart(hs);
 	u32 set = hpm_sim_set(hs, cbase, cmask);
-	unsigned long irqflags, bits = set;
-	unsigned int i;
+	unsigned long irqflags;
 	bool irq;
+	int ret;
 
 	atomic64_inc(&hs->calls[HPM_CALL_START]);
 	if (!h || !set)
 		return -EINVAL;
 	raw_spin_lock_irqsave(&h->lock, irqflags);
 	irq = hpm_sim_sync(h, ktime_get_ns());
-	if ((set & h->configured) != set) {
-		raw_spin_unlock_irqrestore(&h->lock, irqflags);
-		return -EINVAL;
-	}
-	for_each_set_bit(i, &bits, hs->nr) {
-		if (flags & SIFIVE_HPM_START_FLAG_SET_INIT_VALUE)
-			h->ctr[i] = ival & hpm_sim_width_mask(hs, i);
-		h->inhibit &= ~BIT(i);
-		h->mhpmevent[i] &= ~HPM_SIM_OF;
-	}
+	ret = hpm_sim_do_start(hs, h, set, flags, ival);
 	raw_spin_unlock_irqrestore(&h->lock, irqflags);
 	if (irq)
 		hpm_sim_raise(h);
-	return 0;
+	return ret;
 }
 
 static int hpm_sim_stop(void *ctx, unsigned long cbase, unsigned long cmask,
@@ -554,32 +630,20 @@ static int hpm_sim_stop(void *ctx, unsigned long cbase, unsigned long cmask,
 	struct hpm_sim *hs = ctx;
 	struct hpm_sim_hart *h = hpm_sim_this_hart(hs);
 	u32 set = hpm_sim_set(hs, cbase, cmask);
-	unsigned long irqflags, bits = set;
-	unsigned int i;
+	unsigned long irqflags;
 	bool irq;
+	int ret;
 
 	atomic64_inc(&hs->calls[HPM_CALL_STOP]);
 	if (!h || !set)
 		return -EINVAL;
 	raw_spin_lock_irqsave(&h->lock, irqflags);
 	irq = hpm_sim_sync(h, ktime_get_ns());
-	if ((set & h->configured) != set) {
-		raw_spin_unlock_irqrestore(&h->lock, irqflags);
-		return -EINVAL;
-	}
-	h->inhibit |= set;
-	if (flags & SIFIVE_HPM_STOP_FLAG_RESET) {
-		h->configured &= ~set;
-		for_each_set_bit(i, &bits, hs->nr) {
-			h->event_idx[i] = 0;
-			h->event_data[i] = 0;
-			h->mhpmevent[i] = 0;
-		}
-	}
+	ret = hpm_sim_do_stop(hs, h, set, flags);
 	raw_spin_unlock_irqrestore(&h->lock, irqflags);
 	if (irq)
 		hpm_sim_raise(h);
-	return 0;
+	return ret;
 }
 
 static u64 hpm_sim_read(void *ctx, unsigned int idx)
@@ -682,6 +746,14 @@ static void *hpm_sim_create(struct socpmu_sim_dev *sdev)
 		h->last_ns = now;
 		/* Out of reset every counter is inhibited but the time */
 		h->inhibit = GENMASK(hs->nr - 1, 0) & ~BIT(SIFIVE_HPM_CTR_TIME);
+		/* OpenSBI configures the fixed counters at boot; KVM does not */
+		if (!cfg->strict_skip) {
+			h->configured = BIT(SIFIVE_HPM_CTR_CYCLE) | BIT(SIFIVE_HPM_CTR_INSTRET);
+			h->event_idx[SIFIVE_HPM_CTR_CYCLE] = SIFIVE_HPM_GEN_CPU_CYCLES;
+			h->event_idx[SIFIVE_HPM_CTR_INSTRET] = SIFIVE_HPM_GEN_INSTRUCTIONS;
+		}
+		h->user_idx[0] = -1;
+		h->user_idx[1] = -1;
 		h->lcofi = IRQ_WORK_INIT_HARD(hpm_sim_lcofi);
 		INIT_CSD(&h->lcofi_ipi, hpm_sim_lcofi_ipi, h);
 	}
@@ -978,8 +1050,130 @@ static const struct file_operations hpm_sim_ops_fops = {
 	.llseek = default_llseek,
 };
 
+/* The second SBI user: riscv_pmu_sbi's start value for a 64-bit counter */
+#define HPM_SIM_USER_IVAL	(BIT_ULL(63) + 1)
+static const char *const hpm_sim_user_events[] = { "cycles", "instret" };
+
+/* A command written to "user" */
+static ssize_t hpm_sim_user_cmd(struct hpm_sim *hs, const char __user *ubuf, size_t count)
+{
+	char buf[64], ev[16], op[16];
+	struct hpm_sim_hart *h;
+	unsigned long irqflags;
+	unsigned int hart;
+	int e, ret = 0;
+	long idx;
+	bool irq;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (sscanf(buf, "%u %15s %15s", &hart, ev, op) != 3 || hart >= hs->cfg->harts) {
+		pr_debug("user: want \"<hart> <cycles|instret> <open|close>\"\n");
+		return -EINVAL;
+	}
+	e = match_string(hpm_sim_user_events, ARRAY_SIZE(hpm_sim_user_events), ev);
+	if (e < 0 || (strcmp(op, "open") && strcmp(op, "close"))) {
+		pr_debug("user: unknown event or operation '%s %s'\n", ev, op);
+		return -EINVAL;
+	}
+	h = &hs->harts[hart];
+	raw_spin_lock_irqsave(&h->lock, irqflags);
+	irq = hpm_sim_sync(h, ktime_get_ns());
+	if (!strcmp(op, "open")) {
+		if (h->user_idx[e] >= 0) {
+			ret = -EBUSY;
+			goto out;
+		}
+		/* riscv_pmu_sbi: a match over every counter, then start at its period */
+		idx = hpm_sim_do_config(hs, h, GENMASK(hs->nr - 1, 0), 0,
+					e ? SIFIVE_HPM_GEN_INSTRUCTIONS :
+					    SIFIVE_HPM_GEN_CPU_CYCLES, 0);
+		if (idx < 0) {
+			ret = idx;
+			goto out;
+		}
+		h->user_idx[e] = idx;
+		h->user_prev[e] = HPM_SIM_USER_IVAL & hpm_sim_width_mask(hs, idx);
+		/* "already started" leaves the value: riscv_pmu_sbi ignores that */
+		hpm_sim_do_start(hs, h, BIT(idx), SIFIVE_HPM_START_FLAG_SET_INIT_VALUE,
+				 HPM_SIM_USER_IVAL);
+	} else {
+		if (h->user_idx[e] < 0) {
+			ret = -ENOENT;
+			goto out;
+		}
+		hpm_sim_do_stop(hs, h, BIT(h->user_idx[e]), SIFIVE_HPM_STOP_FLAG_RESET);
+		h->user_idx[e] = -1;
+	}
+out:
+	raw_spin_unlock_irqrestore(&h->lock, irqflags);
+	if (irq)
+		hpm_sim_raise(h);
+	return ret ? ret : count;
+}
+
+static int hpm_sim_user_show(struct seq_file *m, void *v)
+{
+	struct hpm_sim *hs = m->private;
+	struct hpm_sim_hart *h;
+	unsigned long irqflags;
+	unsigned int i;
+	int e, idx;
+	u64 count;
+	bool irq, running, configured;
+
+	for (i = 0; i < hs->cfg->harts; i++) {
+		h = &hs->harts[i];
+		for (e = 0; e < ARRAY_SIZE(hpm_sim_user_events); e++) {
+			raw_spin_lock_irqsave(&h->lock, irqflags);
+			irq = hpm_sim_sync(h, ktime_get_ns());
+			idx = h->user_idx[e];
+			if (idx >= 0) {
+				count = (h->ctr[idx] - h->user_prev[e]) &
+					hpm_sim_width_mask(hs, idx);
+				running = !(h->inhibit & BIT(idx));
+				configured = h->configured & BIT(idx);
+			}
+			raw_spin_unlock_irqrestore(&h->lock, irqflags);
+			if (irq)
+				hpm_sim_raise(h);
+			if (idx >= 0)
+				seq_printf(m, "%u %s counter=%d count=%llu running=%d configured=%d\n",
+					   i, hpm_sim_user_events[e], idx, count, running,
+					   configured);
+		}
+	}
+	return 0;
+}
+
+static int hpm_sim_user_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, hpm_sim_user_show, inode->i_private);
+}
+
+static ssize_t hpm_sim_user_write(struct file *file, const char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	struct seq_file *m = file->private_data;
+
+	return hpm_sim_user_cmd(m->private, ubuf, count);
+}
+
+static const struct file_operations hpm_sim_user_fops = {
+	.owner = THIS_MODULE,
+	.open = hpm_sim_user_open,
+	.read = seq_read,
+	.write = hpm_sim_user_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 static void hpm_sim_debugfs_init(struct socpmu_sim_dev *sdev, struct dentry *dir)
 {
+	debugfs_create_file("user", 0600, dir, sdev->model, &hpm_sim_user_fops);
 	debugfs_create_file("inject", 0200, dir, sdev->model, &hpm_sim_inject_fops);
 	debugfs_create_file("rate", 0600, dir, sdev->model, &hpm_sim_rate_fops);
 	debugfs_create_file("state", 0400, dir, sdev->model, &hpm_sim_state_fops);

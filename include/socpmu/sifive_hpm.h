@@ -45,8 +45,9 @@
 #define SIFIVE_HPM_GEN_REF_CPU_CYCLES		10
 #define SIFIVE_HPM_GEN_MAX			11
 /*
- * socpmu extension: the time CSR (counter 1). SBI has no event for it; the
- * driver reads it itself, and any number of events can count it at once.
+ * socpmu extension: the time CSR (counter 1). SBI has no event for it and
+ * OpenSBI does not map counter 1: the backend reads the CSR for the driver,
+ * and any number of events can count it at once.
  */
 #define SIFIVE_HPM_GEN_TIME			0x8000
 
@@ -172,19 +173,25 @@ static inline int sifive_u74_event_valid(unsigned long long ev)
  * struct sifive_hpm_ops - the counters of the calling hart, as the SBI PMU
  * extension presents them
  * @num_counters: number of counters (the same on every hart)
- * @counter_info: SBI counter_info of counter @idx (SIFIVE_HPM_INFO())
+ * @counter_info: SBI counter_info of counter @idx (SIFIVE_HPM_INFO()); 0
+ *	for a counter the firmware does not map (OpenSBI: counter 1, time)
  * @config_matching: find a counter among @cbase + the bits of @cmask that
  *	is free and can count @event_idx/@event_data, configure it and
- *	return its index. With SIFIVE_HPM_CFG_FLAG_SKIP_MATCH, use the first
- *	counter of the set without matching; it fails unless that counter is
- *	already configured for the event (SBI implementations treat the fixed
- *	cycle and instret counters as always configured). Returns the index,
- *	-EOPNOTSUPP when no counter of the set can take the event now, or
- *	-EINVAL for bad arguments.
+ *	return its index, as OpenSBI's sbi_pmu_ctr_cfg_match(): cycles and
+ *	instructions get their fixed counter whenever no programmable one
+ *	fits (without Sscofpmf: always), whatever @cmask and whoever else
+ *	uses it; the fixed counters are never exclusive. With
+ *	SIFIVE_HPM_CFG_FLAG_SKIP_MATCH, use the first counter of the set
+ *	without matching (and without the mode filter); it fails unless that
+ *	counter is configured. Returns the index, -EOPNOTSUPP when no counter
+ *	of the set can take the event now, or -EINVAL for bad arguments.
  * @start: start the counters of @cbase/@cmask, first setting them to @ival
- *	with SIFIVE_HPM_START_FLAG_SET_INIT_VALUE; clears their overflow flag
- * @stop: stop the counters; SIFIVE_HPM_STOP_FLAG_RESET also releases them
- * @read: current value of counter @idx (the hpmcounter CSR)
+ *	with SIFIVE_HPM_START_FLAG_SET_INIT_VALUE; clears their overflow flag.
+ *	-EALREADY, without writing @ival, for a counter that already runs.
+ * @stop: stop the counters (-EALREADY if stopped); SIFIVE_HPM_STOP_FLAG_RESET
+ *	also releases them
+ * @read: current value of counter @idx (the hpmcounter CSR; for
+ *	SIFIVE_HPM_CTR_TIME the time CSR)
  * @read_overflow: optional (Sscofpmf): the overflow flags of the counters
  *	(scountovf; the fixed counters have none)
  * @set_overflow_handler: optional (Sscofpmf): call @fn(@data) on a hart,
