@@ -542,8 +542,9 @@ static enum hrtimer_restart hpm_poll(struct hrtimer *timer)
 
 /*
  * The counter overflow interrupt (Sscofpmf), in hard interrupt context on
- * the hart: fold the wrap into the count and restart the counter half way
- * to the next wrap, which also clears its overflow flag.
+ * the hart: stop the counter (SBI start does not write a running counter),
+ * fold the wrap into the count and restart it half way to the next wrap,
+ * which also clears its overflow flag.
  */
 static void hpm_overflow(void *data)
 {
@@ -560,6 +561,7 @@ static void hpm_overflow(void *data)
 		event = cpuc->events[idx];
 		if (event->hw.state & PERF_HES_STOPPED)
 			continue;	/* the next start clears the flag */
+		hpm->ops->stop(hpm->ctx, idx, 1, 0);
 		hpm_event_update(hpm, event);
 		hpm_restart(hpm, event);
 	}
