@@ -10,7 +10,9 @@
 #   make sparse       sparse (C=2) over every module source; fails on any
 #                     sparse warning in our files
 #   make run          deps + all, then the demo (tools/vm/demo.sh) in the VM
-#   make bench        deps + all, then every selftests/*/*_bench program in the VM
+#   make bench        deps + all, the host benchmarks (`make bench` of every
+#                     tools/<name>/Makefile that has one: the decoder against a
+#                     byte scan), then every selftests/*/*_bench program in the VM
 #   make check-riscv  cross-build every module for riscv64 (defconfig and an
 #                     M-mode nommu config; trees prepared once in $(CACHE)/riscv)
 #   make perf         perf from linux-source-6.12 with tools/perf/patches (the
@@ -102,6 +104,9 @@ checkpatch:
 
 bench: deps
 	@$(MAKE) --no-print-directory all
+	for d in $(TOOL_DIRS); do \
+		if grep -q '^bench:' $$d/Makefile; then echo "### host: $$d"; $(MAKE) -s -C $$d bench; fi; \
+	done
 	KVER=$(KVER) tools/vm/run-vm.sh --timeout $(VM_TIMEOUT) -- sh -c \
 		'for m in /lib/modules/$$(uname -r)/extra/*.ko; do modprobe $$(basename $$m .ko); done; \
 		 for b in /selftests/*/*_bench; do echo "### $$b"; $$b || exit 1; done'
