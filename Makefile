@@ -26,8 +26,9 @@
 #                     security tests, with a summary (tools/vm/fuzz.sh;
 #                     FUZZ_ITERATIONS, FUZZ_SEED, FUZZ_SECONDS, FUZZ_TIMEOUT)
 #   make check        deps + all + perf + sparse + checkpatch + check-riscv, host tests,
-#                     then the selftests in the VM; the last line is
-#                     "N passed, N failed[, N skipped]"
+#                     then the selftests in VMs, VM_JOBS (default: CPUs) suites at
+#                     once (tools/vm/check.sh); prints each phase's time, and the
+#                     last line is "N passed, N failed[, N skipped]"
 #   make clean
 #
 # Variables: CACHE (default /var/cache/socpmu), KVER (default: the newest
@@ -61,7 +62,8 @@ need-kdir = $(if $(wildcard $(KDIR)/Makefile),,$(error no kernel headers in '$(K
 all: modules tools selftests
 
 deps:
-	@tools/vm/deps.sh
+	@if [ -n "$$PHASE_TIMES" ]; then rm -f "$$PHASE_TIMES"; fi
+	@tools/vm/phase.sh deps tools/vm/deps.sh
 
 modules:
 	$(need-kdir)
@@ -111,8 +113,14 @@ bench: deps
 		'for m in /lib/modules/$$(uname -r)/extra/*.ko; do modprobe $$(basename $$m .ko); done; \
 		 for b in /selftests/*/*_bench; do echo "### $$b"; $$b || exit 1; done'
 
+# Each phase prints its time (tools/vm/phase.sh) and check.sh lists them all.
+check: export PHASE_TIMES = $(BUILD)/phase-times
 check: deps
-	@$(MAKE) --no-print-directory all perf sparse checkpatch check-riscv
+	@tools/vm/phase.sh build $(MAKE) --no-print-directory all
+	@tools/vm/phase.sh perf $(MAKE) --no-print-directory perf
+	@tools/vm/phase.sh sparse $(MAKE) --no-print-directory sparse
+	@tools/vm/phase.sh checkpatch $(MAKE) --no-print-directory checkpatch
+	@tools/vm/phase.sh check-riscv $(MAKE) --no-print-directory check-riscv
 	@KVER=$(KVER) tools/vm/check.sh
 
 fuzz: deps
