@@ -20,7 +20,8 @@
 #                     then uses; rebuilt only when the series or the source change
 #   make checkpatch   checkpatch.pl --strict (from $(CACHE)/checkpatch) on every
 #                     file under drivers/ and include/: fails on errors, lists
-#                     warnings (tools/vm/checkpatch.sh)
+#                     warnings (tools/vm/checkpatch.sh); skipped, with the last
+#                     output shown, when none of its inputs changed (CACHED=0 runs it)
 #   make fuzz         deps + all, then the long reliability run in the VM: 1M
 #                     fuzzer iterations and the long stress, module and
 #                     security tests, with a summary (tools/vm/fuzz.sh;
@@ -101,8 +102,10 @@ check-riscv:
 perf:
 	@tools/perf/build.sh
 
+# Runs again only when drivers/, include/ or checkpatch changed (tools/vm/cached.sh).
 checkpatch:
-	@tools/vm/checkpatch.sh
+	@tools/vm/cached.sh checkpatch "drivers include tools/vm/checkpatch.sh $(CACHE)/checkpatch" \
+		tools/vm/checkpatch.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory all

@@ -33,8 +33,8 @@ jobs=${VM_JOBS:-$(nproc)}
 # Usual seconds per group in the VM (2-core TCG host), to balance the
 # suites; a group not listed counts as 20.
 declare -A GROUP_SECONDS=(
-	[reliability]=60 [pulp]=40 [sifive_perf]=40 [tensix_perf]=25 [tensix]=20
-	[sifive_trace]=15 [esp]=15 [sifive_hpm]=10 [perf_record]=10
+	[reliability]=72 [perf_record]=40 [pulp]=28 [sifive_perf]=12 [esp]=9
+	[tensix]=8 [sifive_hpm]=7 [tensix_perf]=6 [sifive_trace]=1
 )
 
 passed=0 failed=0 skipped=0 problems=() phases=()
