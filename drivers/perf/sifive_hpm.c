@@ -30,9 +30,13 @@
  * the next event there), and where the backend has Sscofpmf the counter
  * overflow interrupt folds a wrap in at once.
  *
- * Sampling is not supported: a module cannot deliver samples (the perf
- * core does not export perf_event_overflow()), so sampling events are
- * rejected with -EOPNOTSUPP, overflow interrupt or not.
+ * Sampling: a module cannot deliver samples (the perf core does not export
+ * perf_event_overflow()), so the out-of-tree module rejects sampling events
+ * with -EOPNOTSUPP, overflow interrupt or not. Built into a kernel that has
+ * riscv_pmu_sbi's foreign-overflow hook (tools/vm/riscv-intree.patch), the
+ * SBI backend gets the counter overflow interrupt (Sscofpmf) through
+ * riscv_pmu_sbi, and sampling events count on programmable counters that
+ * start at -period.
  *
  * A hardware PMU (perf_hw_context): since 6.2 a task context holds the
  * events of any number of hardware PMUs, each with its own pmu context, so
@@ -70,6 +74,13 @@
 #define HPM_FIXED_MASK		(BIT(SIFIVE_HPM_CTR_CYCLE) | BIT(SIFIVE_HPM_CTR_INSTRET))
 #define HPM_RAW_DATA_MASK	GENMASK_ULL(47, 0)	/* SBI raw event_data */
 
+/* perf_event_overflow() is only there for built-in drivers */
+#if IS_BUILTIN(CONFIG_SOCPMU_SIFIVE_HPM)
+#define HPM_CAN_SAMPLE		1
+#else
+#define HPM_CAN_SAMPLE		0
+#endif
+
 struct sifive_hpm;
 
 /**
@@ -102,6 +113,7 @@ struct hpm_cpu {
  * @harts: the CPUs that have these counters
  * @poll_ns: period of the per-CPU poll
  * @overflow_irq: the backend raises counter overflow interrupts
+ * @sampling: sampling events are accepted (built in, with @overflow_irq)
  * @filter: the backend can inhibit counting per privilege mode
  * @gen_ok: general events the firmware can count
  * @cache_ok: cache events the firmware can count
@@ -124,6 +136,7 @@ struct sifive_hpm {
 	struct cpumask harts;
 	u64 poll_ns;
 	bool overflow_irq;
+	bool sampling;
 	bool filter;
 	DECLARE_BITMAP(gen_ok, SIFIVE_HPM_GEN_MAX);
 	DECLARE_BITMAP(cache_ok, SIFIVE_HPM_CACHE_NR_CODES);
@@ -285,8 +298,9 @@ static int hpm_event_init(struct perf_event *event)
 
 	if (event->attr.type != event->pmu->type)
 		return -ENOENT;
-	if (is_sampling_event(event)) {
-		pr_debug("%s: counting only: modules cannot deliver samples\n", hpm->name);
+	if (is_sampling_event(event) && !hpm->sampling) {
+		pr_debug("%s: counting only: %s\n", hpm->name, HPM_CAN_SAMPLE ?
+			 "no counter overflow interrupt" : "modules cannot deliver samples");
 		return -EOPNOTSUPP;
 	}
 	if (event->cpu >= 0 && !cpumask_test_cpu(event->cpu, &hpm->harts)) {
@@ -313,6 +327,10 @@ static int hpm_event_init(struct perf_event *event)
 	hwc->event_base = SIFIVE_HPM_EVENT_IDX(hpm_ev_type(event), hpm_ev_code(event));
 	hwc->config = event->attr.config1;
 	hwc->config_base = 0;
+	if (is_sampling_event(event)) {
+		hwc->last_period = hwc->sample_period;
+		local64_set(&hwc->period_left, hwc->sample_period);
+	}
 	if (hpm->filter) {
 		if (event->attr.exclude_user)
 			hwc->config_base |= SIFIVE_HPM_CFG_FLAG_SET_UINH;
@@ -338,8 +356,12 @@ static void hpm_event_update(struct sifive_hpm *hpm, struct perf_event *event)
 	u64 prev = local64_read(&hwc->prev_count);
 	u64 now = hpm->ops->read(hpm->ctx, hwc->idx);
 
+	u64 delta = (now - prev) & hpm->width_mask[hwc->idx];
+
 	local64_set(&hwc->prev_count, now);
-	local64_add((now - prev) & hpm->width_mask[hwc->idx], &event->count);
+	local64_add(delta, &event->count);
+	if (is_sampling_event(event))
+		local64_sub(delta, &hwc->period_left);
 }
 
 static bool hpm_idx_fixed(int idx)
@@ -383,7 +405,9 @@ static int hpm_claim(struct sifive_hpm *hpm, struct hpm_cpu *cpuc, struct perf_e
 	int fixed = hpm_ev_fixed(event);
 	long idx;
 
-	if (fixed >= 0 && !event->hw.config_base && !test_bit(fixed, &cpuc->used)) {
+	/* The fixed counters can neither filter nor interrupt */
+	if (fixed >= 0 && !event->hw.config_base && !is_sampling_event(event) &&
+	    !test_bit(fixed, &cpuc->used)) {
 		idx = hpm_match(hpm, event, BIT(fixed));
 		if (idx >= 0)
 			return idx;
@@ -391,6 +415,27 @@ static int hpm_claim(struct sifive_hpm *hpm, struct hpm_cpu *cpuc, struct perf_e
 	if (!avail)
 		return -EAGAIN;
 	return hpm_match(hpm, event, avail);
+}
+
+/*
+ * The start value of a sampling event's counter: -(what is left of the
+ * period), at most half the counter's range; a period that ran out starts
+ * again (perf's usual set_period).
+ */
+static u64 hpm_set_period(struct sifive_hpm *hpm, struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	s64 left = local64_read(&hwc->period_left), period = hwc->sample_period;
+	s64 max = hpm->width_mask[hwc->idx] >> 1;
+
+	if (unlikely(left <= 0)) {
+		left = left <= -period ? period : left + period;
+		local64_set(&hwc->period_left, left);
+		hwc->last_period = period;
+	}
+	if (left > max)
+		left = max;
+	return (u64)-left & hpm->width_mask[hwc->idx];
 }
 
 /*
@@ -408,7 +453,9 @@ static void hpm_restart(struct sifive_hpm *hpm, struct perf_event *event)
 	u64 ival = 0;
 
 	if (hwc->idx >= SIFIVE_HPM_CTR_HPM0) {
-		if (hpm->overflow_irq)
+		if (is_sampling_event(event))
+			ival = hpm_set_period(hpm, event);
+		else if (hpm->overflow_irq)
 			ival = (hpm->width_mask[hwc->idx] >> 1) + 1;
 		local64_set(&hwc->prev_count, ival);
 		hpm->ops->start(hpm->ctx, hwc->idx, 1, SIFIVE_HPM_START_FLAG_SET_INIT_VALUE, ival);
@@ -541,6 +588,26 @@ static enum hrtimer_restart hpm_poll(struct hrtimer *timer)
 }
 
 /*
+ * A sampling event whose period ran out: deliver the sample. True when perf
+ * throttles the event, which then stays stopped.
+ */
+static bool hpm_sample(struct perf_event *event)
+{
+#if HPM_CAN_SAMPLE
+	struct perf_sample_data data;
+
+	if (!is_sampling_event(event) || local64_read(&event->hw.period_left) > 0)
+		return false;
+	perf_sample_data_init(&data, 0, event->hw.last_period);
+	if (perf_event_overflow(event, &data, get_irq_regs())) {
+		event->hw.state |= PERF_HES_STOPPED;
+		return true;
+	}
+#endif
+	return false;
+}
+
+/*
  * The counter overflow interrupt (Sscofpmf), in hard interrupt context on
  * the hart: stop the counter (SBI start does not write a running counter),
  * fold the wrap into the count and restart it half way to the next wrap,
@@ -563,6 +630,8 @@ static void hpm_overflow(void *data)
 			continue;	/* the next start clears the flag */
 		hpm->ops->stop(hpm->ctx, idx, 1, 0);
 		hpm_event_update(hpm, event);
+		if (hpm_sample(event))
+			continue;	/* throttled: stays stopped until perf starts it */
 		hpm_restart(hpm, event);
 	}
 }
@@ -690,6 +759,9 @@ static const struct attribute_group *hpm_groups[] = {
 #include <asm/cpufeature.h>
 #include <asm/csr.h>
 #include <asm/sbi.h>
+#if HPM_CAN_SAMPLE
+#include <linux/perf/riscv_pmu.h>
+#endif
 
 #define HPM_SIFIVE_MVENDORID	0x489
 
@@ -791,9 +863,48 @@ static u64 hpm_sbi_read(void *ctx, unsigned int idx)
 	return 0;
 }
 
+#if HPM_CAN_SAMPLE && defined(RISCV_PMU_SBI_HAS_FOREIGN_OVF)
 /*
- * No overflow interrupt: the local counter overflow interrupt is a per-CPU
- * interrupt that riscv_pmu_sbi requests, and it cannot be shared.
+ * Built into a kernel with riscv_pmu_sbi's foreign-overflow hook: the local
+ * counter overflow interrupt is a per-CPU interrupt riscv_pmu_sbi requests
+ * (it cannot be shared), and its handler calls ours first.
+ */
+#define HPM_SBI_OVF	1
+
+static void (*hpm_sbi_ovf_fn)(void *data);
+
+/*
+ * Acknowledge the interrupt before handling it: OpenSBI re-arms a counter
+ * (clears its OF flag) at start only while no overflow interrupt is
+ * pending. A counter that overflows from here on raises it again.
+ */
+static bool hpm_sbi_ovf(void *data)
+{
+	csr_clear(CSR_SIP, BIT(IRQ_PMU_OVF));
+	hpm_sbi_ovf_fn(data);
+	return true;
+}
+
+static unsigned long hpm_sbi_read_overflow(void *ctx)
+{
+	return csr_read(CSR_SCOUNTOVF);
+}
+
+static int hpm_sbi_set_overflow_handler(void *ctx, void (*fn)(void *data), void *data)
+{
+	if (!fn)
+		return riscv_pmu_sbi_set_foreign_ovf(NULL, NULL);
+	if (!riscv_isa_extension_available(NULL, SSCOFPMF))
+		return -EOPNOTSUPP;
+	hpm_sbi_ovf_fn = fn;
+	return riscv_pmu_sbi_set_foreign_ovf(hpm_sbi_ovf, data);
+}
+#endif
+
+/*
+ * Out of tree, no overflow interrupt: the local counter overflow interrupt
+ * is a per-CPU interrupt that riscv_pmu_sbi requests, and it cannot be
+ * shared.
  */
 static const struct sifive_hpm_ops hpm_sbi_ops = {
 	.num_counters		= hpm_sbi_num_counters,
@@ -802,6 +913,10 @@ static const struct sifive_hpm_ops hpm_sbi_ops = {
 	.start			= hpm_sbi_start,
 	.stop			= hpm_sbi_stop,
 	.read			= hpm_sbi_read,
+#ifdef HPM_SBI_OVF
+	.read_overflow		= hpm_sbi_read_overflow,
+	.set_overflow_handler	= hpm_sbi_set_overflow_handler,
+#endif
 };
 
 static const struct sifive_hpm_ops *hpm_sbi_backend(bool *filter)
@@ -977,12 +1092,13 @@ static int hpm_probe(struct platform_device *pdev)
 
 	if (hpm->ops->set_overflow_handler && hpm->ops->read_overflow)
 		hpm->overflow_irq = !hpm->ops->set_overflow_handler(hpm->ctx, hpm_overflow, hpm);
+	hpm->sampling = HPM_CAN_SAMPLE && hpm->overflow_irq;
 
 	hpm->pmu = (struct pmu) {
 		.module		= THIS_MODULE,
 		.attr_groups	= hpm_groups,
 		.task_ctx_nr	= perf_hw_context,
-		.capabilities	= PERF_PMU_CAP_NO_INTERRUPT |
+		.capabilities	= (hpm->sampling ? 0 : PERF_PMU_CAP_NO_INTERRUPT) |
 				  (hpm->filter ? 0 : PERF_PMU_CAP_NO_EXCLUDE),
 		.event_init	= hpm_event_init,
 		.add		= hpm_add,

@@ -4,9 +4,10 @@
 # sifive_hpm) and CONFIG_RISCV_M_MODE (the local CSR backend of pulp_pmu)
 # keeps compiling, with the same W=1 -Werror as the x86 build; then run the
 # RISC-V VM bench (tools/vm/riscv-vm.sh: the riscv64 selftests on OpenSBI
-# with riscv_pmu_sbi), whose "RISCV: N passed, N failed, N skipped" line
-# lands in .build/riscv-vm/summary for tools/vm/check.sh to add to
-# `make check`'s total. RISCV_VM=0 skips the bench.
+# with riscv_pmu_sbi, then with --intree the sampling tests on a kernel that
+# has sifive_hpm built in), whose "RISCV: N passed, N failed, N skipped"
+# lines land in .build/riscv-vm{,-intree}/summary for tools/vm/check.sh to
+# add to `make check`'s total. RISCV_VM=0 skips the bench.
 #
 # Two riscv64 kernel build trees are prepared from Debian's
 # /usr/src/linux-source-6.12.tar.xz (extracted once) in $CACHE/riscv/:
@@ -169,15 +170,19 @@ done
 flock -u 9
 say "cross-builds OK in $(elapsed "$start")"
 
-rm -f "$top/.build/riscv-vm/summary"
+rm -f "$top/.build/riscv-vm/summary" "$top/.build/riscv-vm-intree/summary"
 if [[ ${RISCV_VM:-1} != 0 ]]; then
-	t=$SECONDS
-	rc=0
-	"$here/riscv-vm.sh" --timeout "${RISCV_VM_TIMEOUT:-900}" || rc=$?
-	say "VM bench in $(elapsed "$t") (status $rc)"
-	# A failed test is counted in the summary (check.sh fails on it); no
-	# summary or a kernel problem fails here.
-	((rc == 0 || rc == 1)) || die "the RISC-V VM bench failed (status $rc)"
-	[[ -s $top/.build/riscv-vm/summary ]] || die "the RISC-V VM bench printed no summary"
+	# The modules on the test kernel, then the in-tree build (sampling)
+	for variant in "" --intree; do
+		t=$SECONDS
+		rc=0
+		"$here/riscv-vm.sh" --timeout "${RISCV_VM_TIMEOUT:-900}" $variant || rc=$?
+		say "VM bench${variant:+ $variant} in $(elapsed "$t") (status $rc)"
+		# A failed test is counted in the summary (check.sh fails on it); no
+		# summary or a kernel problem fails here.
+		((rc == 0 || rc == 1)) || die "the RISC-V VM bench${variant:+ $variant} failed (status $rc)"
+		[[ -s $top/.build/riscv-vm${variant:+-intree}/summary ]] ||
+			die "the RISC-V VM bench${variant:+ $variant} printed no summary"
+	done
 fi
 say "OK in $(elapsed "$start")"

@@ -3,7 +3,7 @@
 # the host tests (`make check` of every tools/<name>/Makefile that has a
 # check: rule), then the selftests in VMs with every socpmu module loaded,
 # both through selftests/run_all.sh, plus the results of the RISC-V VM bench
-# that `make check-riscv` ran before (.build/riscv-vm/summary; a missing
+# that `make check-riscv` ran before (.build/riscv-vm{,-intree}/summary; a missing
 # summary is a failure unless RISCV_VM=0). Prints the time of every phase and, as
 # its last line, the sum "N passed, N failed" (+ ", N skipped" if any);
 # fails if a test failed, a VM run went wrong (kernel problem, timeout, no
@@ -145,15 +145,17 @@ vm_tests() {
 
 # The RISC-V VM bench's results (tools/vm/riscv-vm.sh, run by check-riscv)
 riscv_tests() {
-	local line
+	local line d
 	[[ ${RISCV_VM:-1} != 0 ]] || return 0
-	line=$(grep -E "^RISCV: $summary\$" "$top/.build/riscv-vm/summary" 2>/dev/null | tail -n 1) || true
-	if [[ -n $line ]]; then
-		echo "### RISC-V VM bench (make check-riscv): $line"
-		add "$line"
-	else
-		problems+=("RISC-V VM: no summary in .build/riscv-vm/summary (make check-riscv)")
-	fi
+	for d in riscv-vm riscv-vm-intree; do
+		line=$(grep -E "^RISCV: $summary\$" "$top/.build/$d/summary" 2>/dev/null | tail -n 1) || true
+		if [[ -n $line ]]; then
+			echo "### RISC-V VM bench $d (make check-riscv): $line"
+			add "$line"
+		else
+			problems+=("RISC-V VM: no summary in .build/$d/summary (make check-riscv)")
+		fi
+	done
 }
 
 timed "host tests" host_tests

@@ -2,7 +2,7 @@
 # riscv-vm.sh - the RISC-V VM bench of `make check-riscv`: run the riscv64
 # selftests on a real SBI (OpenSBI) with riscv_pmu_sbi next to our modules.
 #
-# Usage: tools/vm/riscv-vm.sh [--timeout S] [--no-sscofpmf]
+# Usage: tools/vm/riscv-vm.sh [--timeout S] [--no-sscofpmf] [--intree]
 #
 #  1. the test kernel: tools/vm/riscv-kernel.sh (built once into
 #     $CACHE/riscv-vm/build);
@@ -18,6 +18,11 @@
 #     the opensbi package), 2 harts, -cpu rv64,sscofpmf=true (counter
 #     overflow interrupt and privilege-mode filtering; left out with
 #     --no-sscofpmf or when this QEMU does not know the property).
+#
+# --intree boots the in-tree variant instead (riscv-kernel.sh --intree:
+# socpmu_core and sifive_hpm built into the kernel, which can sample;
+# sifive_hpm.any_vendor=1 on the command line), loads no module and runs
+# selftests/*/riscv-intree/*.c; its files are in .build/riscv-vm-intree.
 #
 # The console is shown and kept in .build/riscv-vm/console.log; the guest's
 # last line "RISCV: N passed, N failed, N skipped" is copied to
@@ -42,23 +47,29 @@ KSELFTEST=$CACHE/kselftest
 RISCV_SHARED=${RISCV_SHARED:-tensix/tensix_test esp/esp_test pulp/pulp_test}
 
 vm=$top/.build/riscv-vm
-stage=$vm/root
-log=$vm/console.log
 KERNEL_PROBLEM='\[ *[0-9]+\.[0-9]+\] .*(BUG:|WARNING:|Oops|Call Trace|hung_task|blocked for more than|Kernel panic|Unable to handle|UBSAN:)'
 GRACE=60
 
 say() { printf 'riscv-vm: %s\n' "$*" >&2; }
 die() { printf '\n==========\nriscv-vm: FAILED: %s\n==========\n' "$*" >&2; exit 125; }
 
-timeout_s=900 sscofpmf=1
+timeout_s=900 sscofpmf=1 intree=0
 while (($#)); do
 	case $1 in
 	--timeout) timeout_s=${2:?}; shift 2 ;;
 	--no-sscofpmf) sscofpmf=0; shift ;;
+	--intree) intree=1; shift ;;
 	*) sed -n '3,4s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2; exit 125 ;;
 	esac
 done
 
+tests=riscv append=
+if ((intree)); then
+	vm+=-intree tests=riscv-intree append=sifive_hpm.any_vendor=1
+	RISCV_SHARED=" "
+fi
+stage=$vm/root
+log=$vm/console.log
 rm -rf "$vm"
 mkdir -p "$vm"
 command -v qemu-system-riscv64 >/dev/null || die "qemu-system-riscv64 is missing (apt-get install qemu-system-misc)"
@@ -68,26 +79,28 @@ echo 'int main(void) { return 0; }' | ${CROSS}gcc -static -x c -o /dev/null - 2>
 	die "${CROSS}gcc cannot link static programs (apt-get install libc6-dev-riscv64-cross)"
 
 t0=$SECONDS
-kdir=$("$here/riscv-kernel.sh")
+kdir=$("$here/riscv-kernel.sh" $( ((intree)) && echo --intree))
 image=$kdir/arch/riscv/boot/Image
 
-# Modules
-src=$top/.build/riscv/vm
-rm -rf "$src"
-mkdir -p "$src"
-(cd "$top" && find Kbuild drivers include \( -name Kbuild -o -name Makefile \
-	-o -name '*.[chS]' \) -type f -print0 | cpio -0pdm --quiet "$src")
-make -s -C "$kdir" M="$src" ARCH=riscv CROSS_COMPILE=$CROSS W=1 -j"$(nproc)" modules \
-	>"$vm/modules.log" 2>&1 || { cat "$vm/modules.log" >&2; die "the modules do not build for the test kernel"; }
-if [[ -s $vm/modules.log ]]; then
-	cat "$vm/modules.log" >&2
-	die "the module build warned (W=1)"
+# Modules (none for the in-tree kernel)
+if ((!intree)); then
+	src=$top/.build/riscv/vm
+	rm -rf "$src"
+	mkdir -p "$src"
+	(cd "$top" && find Kbuild drivers include \( -name Kbuild -o -name Makefile \
+		-o -name '*.[chS]' \) -type f -print0 | cpio -0pdm --quiet "$src")
+	make -s -C "$kdir" M="$src" ARCH=riscv CROSS_COMPILE=$CROSS W=1 -j"$(nproc)" modules \
+		>"$vm/modules.log" 2>&1 || { cat "$vm/modules.log" >&2; die "the modules do not build for the test kernel"; }
+	if [[ -s $vm/modules.log ]]; then
+		cat "$vm/modules.log" >&2
+		die "the module build warned (W=1)"
+	fi
 fi
 
 # Tests
 cflags=(-static -O2 -std=gnu11 -Wall -Wextra -Werror -isystem "$KSELFTEST" -I"$top/include" -pthread)
 mkdir -p "$stage"/{proc,sys,dev,tmp,etc/socpmu,lib/modules/extra,selftests}
-for c in "$top"/selftests/*/riscv/*.c; do
+for c in "$top"/selftests/*/"$tests"/*.c; do
 	[[ -f $c ]] || continue
 	group=$(basename "$(dirname "$(dirname "$c")")")
 	mkdir -p "$stage/selftests/$group"
@@ -99,15 +112,17 @@ for t in $RISCV_SHARED; do
 done
 ${CROSS}gcc -static -O2 -Wall -Wextra -Werror -o "$stage/init" "$here/riscv-init.c"
 
-# The modules in load order; sifive_hpm binds on QEMU's harts (mvendorid 0) with any_vendor=1.
-for m in socpmu_core socpmu_sim tensix_pmu esp_pmu pulp_pmu sifive_hpm sifive_trace; do
+# The modules in load order; sifive_hpm binds on QEMU's harts (mvendorid 0) with
+# any_vendor=1. None for the in-tree kernel, which has socpmu_core and sifive_hpm.
+((intree)) && mods=() || mods=(socpmu_core socpmu_sim tensix_pmu esp_pmu pulp_pmu sifive_hpm sifive_trace)
+for m in "${mods[@]}"; do
 	install -m 0644 "$src/$m.ko" "$stage/lib/modules/extra/"
 	case $m in
 	sifive_hpm) echo "/lib/modules/extra/$m.ko any_vendor=1" ;;
 	*) echo "/lib/modules/extra/$m.ko" ;;
 	esac
 done >"$stage/etc/socpmu/modules"
-install -m 0644 "$src/socpmu_migrate.ko" "$stage/lib/modules/extra/"
+((intree)) || install -m 0644 "$src/socpmu_migrate.ko" "$stage/lib/modules/extra/"
 token=$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 echo "$token" >"$stage/etc/socpmu/token"
 echo "${SELFTEST_TIMEOUT:-180}" >"$stage/etc/socpmu/timeout"
@@ -132,7 +147,7 @@ fi
 
 qemu-system-riscv64 -M virt -cpu "$cpu" -smp 2 -m 512 -nographic -no-reboot -nic none \
 	-bios "$FIRMWARE" -kernel "$image" -initrd "$vm/initramfs.cpio" \
-	-append "console=ttyS0 earlycon=sbi rdinit=/init panic=-1 printk.time=1 loglevel=5 hung_task_timeout_secs=30" \
+	-append "console=ttyS0 earlycon=sbi rdinit=/init panic=-1 printk.time=1 loglevel=5 $append" \
 	</dev/null >"$log" 2>&1 &
 qemu_pid=$!
 tail -s 0.2 -n +1 -f --pid="$qemu_pid" "$log" &

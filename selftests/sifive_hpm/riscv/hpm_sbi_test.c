@@ -510,6 +510,37 @@ TEST_F(misc, cpu_hotplug)
 }
 
 /*
+ * The out-of-tree module cannot deliver samples (perf_event_overflow() is
+ * not exported): sampling events are refused with EOPNOTSUPP, even where
+ * riscv_pmu_sbi samples (Sscofpmf). The in-tree build samples
+ * (selftests/sifive_hpm/riscv-intree/).
+ */
+TEST_F(misc, sampling_refused_out_of_tree)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = self->hpm,
+		.config = CFG_CYCLES,
+		.sample_period = 100000,
+		.sample_type = PERF_SAMPLE_IP,
+		.disabled = 1,
+	};
+	int fd;
+
+	EXPECT_EQ(-EOPNOTSUPP, sp_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC));
+	attr.freq = 1;
+	attr.sample_freq = 1000;
+	EXPECT_EQ(-EOPNOTSUPP, sp_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC));
+	/* riscv_pmu_sbi samples here: the refusal is the module's, not the hart's */
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	fd = sp_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	EXPECT_LE(0, fd) TH_LOG("riscv_pmu_sbi sampling: %s", strerror(-fd));
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
  * Module unload and reload with riscv_pmu_sbi counting all the while:
  * busy while an event is open, gone and back, riscv_pmu_sbi's count never
  * disturbed (the probe's trial matches leave its counters alone).
