@@ -355,7 +355,6 @@ static void hpm_event_update(struct sifive_hpm *hpm, struct perf_event *event)
 	struct hw_perf_event *hwc = &event->hw;
 	u64 prev = local64_read(&hwc->prev_count);
 	u64 now = hpm->ops->read(hpm->ctx, hwc->idx);
-
 	u64 delta = (now - prev) & hpm->width_mask[hwc->idx];
 
 	local64_set(&hwc->prev_count, now);
