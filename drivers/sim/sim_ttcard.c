@@ -284,9 +284,9 @@ DEFINE_SHOW_ATTRIBUTE(ttcard_errors);
 /*
  * debugfs "user_tlb": "<window> <x> <y> <reps>" plays a user space program
  * that tt-kmd gave window <window>: <reps> times it points the window at
- * tile (x, y)'s debug registers, alternating with the next Tensix tile of
- * the row, and reads a counter through it. The windows of tt-kmd and of the
- * bridge are refused (-EBUSY), as tt-kmd never hands them out.
+ * tile (x, y)'s L1 (address 0), then at its debug registers, and reads a
+ * counter through it. The windows of tt-kmd and of the bridge are refused
+ * (-EBUSY), as tt-kmd never hands them out.
  */
 static ssize_t ttcard_user_tlb_write(struct file *file, const char __user *ubuf,
 				     size_t count, loff_t *ppos)
@@ -316,16 +316,14 @@ static ssize_t ttcard_user_tlb_write(struct file *file, const char __user *ubuf,
 		if (win - a->kind[k].first < a->kind[k].nr)
 			kind = &a->kind[k];
 	xe = kind->x_end;
-	addr = TT_TENSIX_DEBUG_REGS & ~(BIT_ULL(kind->shift) - 1);
-	for (i = 0; i < reps; i++) {
+	for (i = 0; i < 2 * reps; i++) {
 		u32 cfg[3] = { };
-		unsigned int tx = x + (i & 1), j;
+		unsigned int j;
 
-		if (tx >= a->grid_x)
-			tx = x;
+		addr = i & 1 ? TT_TENSIX_DEBUG_REGS & ~(BIT_ULL(kind->shift) - 1) : 0;
 		cfg[0] = lower_32_bits(addr >> kind->shift);
 		for (j = 0; j < TT_NOC_COORD_BITS; j++) {
-			if (tx & BIT(j))
+			if (x & BIT(j))
 				cfg[(xe + j) / 32] |= BIT((xe + j) % 32);
 			if (y & BIT(j))
 				cfg[(xe + 6 + j) / 32] |= BIT((xe + 6 + j) % 32);
@@ -333,6 +331,8 @@ static ssize_t ttcard_user_tlb_write(struct file *file, const char __user *ubuf,
 		raw_spin_lock_irqsave(&tc->lock, flags);
 		memcpy(tc->tlb[win], cfg, a->cfg_size);
 		raw_spin_unlock_irqrestore(&tc->lock, flags);
+		if (!addr)
+			continue;	/* L1 is not modelled: only the programming */
 		ttcard_noc(tc, kind, win, (TT_TENSIX_DEBUG_REGS - addr) +
 			   TENSIX_PERF_CNT_OUT_L_FPU + TENSIX_REG_OUT_H, &val, 0);
 		cond_resched();
