@@ -337,8 +337,12 @@ static int tt_noc_bridge_probe(struct device *dev, struct regmap *bar0, u32 arch
 				.max_register = TENSIX_REG_SPAN - 4,
 				.reg_read = tt_noc_tile_read,
 				.reg_write = tt_noc_tile_write,
+				/*
+				 * Its own lock too (raw: perf calls in with IRQs
+				 * off), so that regmap debugfs exists
+				 */
 				.fast_io = true,
-				.disable_locking = true,	/* the window lock */
+				.use_raw_spinlock = true,
 				.cache_type = REGCACHE_NONE,
 			};
 			struct regmap *map;

@@ -16,6 +16,8 @@
  * debugfs; skips otherwise.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -322,15 +324,47 @@ TEST_F(card, harvested_not_offered)
 	}
 }
 
-/* user space programs its own windows meanwhile: the counts stay exact */
+/* The regmap debugfs "registers" file of a tile (goes through the window) */
+static int tile_regmap_file(const struct card *c, char *path, size_t len)
+{
+	char pat[64];
+	DIR *dir = opendir(SP_DEBUGFS "/regmap");
+	struct dirent *de;
+	int ret = -ENOENT;
+
+	if (!dir)
+		return -errno;
+	snprintf(pat, sizeof(pat), "-tile-%d-%d", c->ux[0], c->uy[0]);
+	while ((de = readdir(dir))) {
+		const char *t = strstr(de->d_name, pat);
+
+		/* this card's bridge: "socpmu_sim.tensix_noc.<sim id>-tile-x-y" */
+		if (t && !t[strlen(pat)] && strstr(de->d_name, "socpmu_sim.tensix_noc.")) {
+			snprintf(path, len, SP_DEBUGFS "/regmap/%s/registers", de->d_name);
+			ret = 0;
+		}
+	}
+	closedir(dir);
+	return ret;
+}
+
+/*
+ * Other users of the window hardware meanwhile: user space programs its own
+ * windows (two processes, one per CPU), and a third process reads a tile's
+ * registers through the bridge (regmap debugfs) from the CPU the PMU does
+ * not use, so that the bridge's window is reprogrammed between perf's
+ * accesses unless the bridge keeps "program, then access" atomic. The
+ * counts stay exact.
+ */
 TEST_F_TIMEOUT(card, concurrent_window_use, 240)
 {
 	const struct card *c = &self->c;
 	/* user windows: first, next to the bridge's, and other kinds */
 	const int wins_wh[] = { 0, 164, 166, 184 }, wins_bh[] = { 0, 199, 198, 1 };
 	const int *wins = c->bh ? wins_bh : wins_wh;
-	int fd[MAX_TILES], rounds = 30;
-	pid_t kids[2];
+	int fd[MAX_TILES], rounds = 30, nkids = 2;
+	char regs[PATH_MAX];
+	pid_t kids[3];
 	uint64_t h, s;
 
 	/* the windows of tt-kmd and of the bridge are not user space's */
@@ -363,6 +397,25 @@ TEST_F_TIMEOUT(card, concurrent_window_use, 240)
 			}
 		}
 	}
+	ASSERT_EQ(0, tile_regmap_file(c, regs, sizeof(regs)))
+		TH_LOG("no regmap debugfs for tile %d,%d", c->ux[0], c->uy[0]);
+	{
+		kids[nkids] = fork();
+		ASSERT_LE(0, kids[nkids]);
+		if (!kids[nkids]) {
+			cpu_set_t set;
+			char buf[8192];
+
+			CPU_ZERO(&set);
+			CPU_SET(c->d.cpu ? 0 : 1, &set);
+			sched_setaffinity(0, sizeof(set), &set);
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;)
+				if (sp_read_file(regs, buf, sizeof(buf)) <= 0)
+					_exit(1);
+		}
+		nkids++;
+	}
 	for (int r = 1; r <= rounds; r++) {
 		int u0 = (r * 13) % c->nunits;
 
@@ -376,7 +429,7 @@ TEST_F_TIMEOUT(card, concurrent_window_use, 240)
 			EXPECT_EQ((uint64_t)u + 1, got) TH_LOG("round %d unit %d", r, u);
 		}
 	}
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < nkids; i++) {
 		int st;
 
 		kill(kids[i], SIGKILL);
