@@ -329,7 +329,7 @@ static int tt_noc_bridge_probe(struct device *dev, struct regmap *bar0, u32 arch
 		for (ix = 0; ix < info->nx; ix++) {
 			struct tt_noc_tile *t = &br->tiles[n];
 			char name[16];
-			struct regmap_config cfg = {
+			const struct regmap_config cfg = {
 				.name = name,
 				.reg_bits = 32,
 				.val_bits = 32,

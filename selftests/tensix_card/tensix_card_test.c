@@ -443,6 +443,76 @@ TEST_F_TIMEOUT(card, concurrent_window_use, 240)
 	EXPECT_EQ(0, s);
 }
 
+/*
+ * Child: dump a tile's registers through regmap debugfs @reps times; every
+ * value must be 0 (the tile is idle). Exit 0 if so, 2 on a non-zero value
+ * (an access that went to another tile), 1 on errors.
+ */
+static void dump_idle_tile(const char *regs, int cpu, int reps)
+{
+	static char buf[16384];
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	for (int i = 0; i < reps; i++) {
+		char *line, *save = NULL;
+		int n = 0;
+
+		if (sp_read_file(regs, buf, sizeof(buf)) <= 0)
+			_exit(1);
+		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			unsigned int addr, val;
+
+			if (sscanf(line, "%x: %x", &addr, &val) != 2)
+				_exit(1);
+			if (val) {
+				printf("# dump %d: register 0x%x of an idle tile reads 0x%x\n",
+				       i, addr, val);
+				_exit(2);
+			}
+			n++;
+		}
+		if (n < 100)
+			_exit(1);
+	}
+	_exit(0);
+}
+
+/*
+ * The bridge's window is shared by every user of the tile regmaps: here
+ * perf (the poll timer, every 100 us, reading a busy tile) and a process on
+ * the other CPU reading an idle tile's registers through regmap debugfs.
+ * Unless "program the window, access through it" is atomic, the reader's
+ * accesses land on the busy tile whenever the poll comes in between.
+ */
+TEST_F_TIMEOUT(card, window_atomic_for_other_users, 240)
+{
+	const struct card *c = &self->c;
+	int last = c->nunits - 1, fd, st;
+	char regs[PATH_MAX];
+	pid_t kid;
+
+	ASSERT_EQ(0, tile_regmap_file(c, regs, sizeof(regs)))
+		TH_LOG("no regmap debugfs for tile %d,%d", c->ux[0], c->uy[0]);
+	ASSERT_EQ(0, sp_pmu_write_u64(&c->d, "poll_interval_us", 100));
+	fd = sp_open(&c->d, FPU_INSTR, sp_cfg1_unit(last), -1, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, card_inject(c, c->core[last], TENSIX_BANK_FPU, 0, 0x5a5a5a5a));
+	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "advance", "%d 12345", c->core[last]));
+	kid = fork();
+	ASSERT_LE(0, kid);
+	if (!kid)
+		dump_idle_tile(regs, c->d.cpu ? 0 : 1, 3000);
+	ASSERT_EQ(kid, waitpid(kid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		TH_LOG("reader: status 0x%x (2: it read another tile)", st);
+	EXPECT_EQ(0x5a5a5a5a, read_ok(_metadata, fd));
+	close(fd);
+}
+
 /* Removing the card under open events: counts freeze, nothing crashes */
 TEST_F(card, remove_card_with_open_events)
 {
