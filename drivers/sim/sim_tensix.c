@@ -640,6 +640,10 @@ struct tensix_sim *tensix_sim_new(unsigned int ncores, unsigned int arch,
 	return ts;
 }
 
+/**
+ * tensix_sim_free() - free a model from tensix_sim_new()
+ * @ts: the model
+ */
 void tensix_sim_free(struct tensix_sim *ts)
 {
 	kvfree(ts);
