@@ -503,7 +503,8 @@ static const struct attribute_group *tensix_groups[] = {
 static struct tensix_pmu *tensix_pmu_alloc(unsigned int nr, enum tensix_arch arch,
 					   u64 clock_hz)
 {
-	size_t banks = struct_size_t(struct tensix_pmu, banks, nr);
+	size_t banks = ALIGN(struct_size_t(struct tensix_pmu, banks, nr),
+			     __alignof__(struct tensix_unit));
 	struct tensix_pmu *tp;
 
 	tp = socpmu_alloc(size_add(banks, array_size(nr, sizeof(*tp->units))));
