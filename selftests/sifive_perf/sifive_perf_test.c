@@ -437,6 +437,9 @@ TEST_F(spf, buffer_full)
 	EXPECT_LT(20u, d.nrec);
 	EXPECT_GT(2000u, d.nrec);
 	EXPECT_GE(1u, d.res.perf.truncated);
+	/* what the library says it stored is what the file holds (issue 18) */
+	EXPECT_EQ(d.nrec, st.records) TH_LOG("the file holds %u records, the library says %llu",
+					     d.nrec, (unsigned long long)st.records);
 	for (i = 1; i < d.nrec; i++)
 		EXPECT_LE(d.rec[i - 1].value[0], d.rec[i].value[0]);
 	spt_decoded_free(&d);
