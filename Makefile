@@ -10,7 +10,9 @@
 #   make sparse       sparse (C=2) over every module source; fails on any
 #                     sparse warning in our files
 #   make run          deps + all, then the demo (tools/vm/demo.sh) in the VM
-#   make bench        deps + all, then every selftests/*/*_bench program in the VM
+#   make bench        deps + all, the host benchmarks (`make bench` of every
+#                     tools/<name>/Makefile that has one: the decoder against a
+#                     byte scan), then every selftests/*/*_bench program in the VM
 #   make check-riscv  cross-build every module for riscv64 (defconfig and an
 #                     M-mode nommu config; trees prepared once in $(CACHE)/riscv)
 #   make perf         perf from linux-source-6.12 with tools/perf/patches (the
@@ -18,14 +20,16 @@
 #                     then uses; rebuilt only when the series or the source change
 #   make checkpatch   checkpatch.pl --strict (from $(CACHE)/checkpatch) on every
 #                     file under drivers/ and include/: fails on errors, lists
-#                     warnings (tools/vm/checkpatch.sh)
+#                     warnings (tools/vm/checkpatch.sh); skipped, with the last
+#                     output shown, when none of its inputs changed (CACHED=0 runs it)
 #   make fuzz         deps + all, then the long reliability run in the VM: 1M
 #                     fuzzer iterations and the long stress, module and
 #                     security tests, with a summary (tools/vm/fuzz.sh;
 #                     FUZZ_ITERATIONS, FUZZ_SEED, FUZZ_SECONDS, FUZZ_TIMEOUT)
 #   make check        deps + all + perf + sparse + checkpatch + check-riscv, host tests,
-#                     then the selftests in the VM; the last line is
-#                     "N passed, N failed[, N skipped]"
+#                     then the selftests in VMs, VM_JOBS (default: CPUs) suites at
+#                     once (tools/vm/check.sh); prints each phase's time, and the
+#                     last line is "N passed, N failed[, N skipped]"
 #   make clean
 #
 # Variables: CACHE (default /var/cache/socpmu), KVER (default: the newest
@@ -59,7 +63,8 @@ need-kdir = $(if $(wildcard $(KDIR)/Makefile),,$(error no kernel headers in '$(K
 all: modules tools selftests
 
 deps:
-	@tools/vm/deps.sh
+	@if [ -n "$$PHASE_TIMES" ]; then rm -f "$$PHASE_TIMES"; fi
+	@tools/vm/phase.sh deps tools/vm/deps.sh
 
 modules:
 	$(need-kdir)
@@ -97,17 +102,28 @@ check-riscv:
 perf:
 	@tools/perf/build.sh
 
+# Runs again only when drivers/, include/ or checkpatch changed (tools/vm/cached.sh).
 checkpatch:
-	@tools/vm/checkpatch.sh
+	@tools/vm/cached.sh checkpatch "drivers include tools/vm/checkpatch.sh $(CACHE)/checkpatch" \
+		tools/vm/checkpatch.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory all
+	for d in $(TOOL_DIRS); do \
+		if grep -q '^bench:' $$d/Makefile; then echo "### host: $$d"; $(MAKE) -s -C $$d bench; fi; \
+	done
 	KVER=$(KVER) tools/vm/run-vm.sh --timeout $(VM_TIMEOUT) -- sh -c \
 		'for m in /lib/modules/$$(uname -r)/extra/*.ko; do modprobe $$(basename $$m .ko); done; \
 		 for b in /selftests/*/*_bench; do echo "### $$b"; $$b || exit 1; done'
 
+# Each phase prints its time (tools/vm/phase.sh) and check.sh lists them all.
+check: export PHASE_TIMES = $(BUILD)/phase-times
 check: deps
-	@$(MAKE) --no-print-directory all perf sparse checkpatch check-riscv
+	@tools/vm/phase.sh build $(MAKE) --no-print-directory all
+	@tools/vm/phase.sh perf $(MAKE) --no-print-directory perf
+	@tools/vm/phase.sh sparse $(MAKE) --no-print-directory sparse
+	@tools/vm/phase.sh checkpatch $(MAKE) --no-print-directory checkpatch
+	@tools/vm/phase.sh check-riscv $(MAKE) --no-print-directory check-riscv
 	@KVER=$(KVER) tools/vm/check.sh
 
 fuzz: deps

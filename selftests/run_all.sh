@@ -2,9 +2,11 @@
 # run_all.sh - run every test in DIR/*/ and print the sum (busybox sh; this
 # is how `make check` runs the selftests inside the VM).
 #
-# Usage: run_all.sh [-m] [-l LABEL] [DIR]     (defaults: VM, /selftests)
+# Usage: run_all.sh [-m] [-l LABEL] [-g GROUPS] [DIR]     (defaults: VM, /selftests)
 #   -m  first modprobe every module in /lib/modules/$(uname -r)/extra (the
 #       socpmu modules in the VM); a module that fails to load counts as 1 failed
+#   -g  only the groups (DIR/<group>/) named in GROUPS (separated by spaces);
+#       a named group that does not exist counts as 1 failed
 #
 # A test is an executable file or a *.sh script in DIR/<group>/; programs
 # named *_bench are benchmarks, not tests, and are left to `make bench`. It must print
@@ -14,13 +16,15 @@
 # (crash, timeout) counts as 1 failed, and so does one that exits with a
 # failure status although its Totals report no failure. Each test gets
 # $SELFTEST_TIMEOUT seconds (default 120).
+# Each test's line of counts ends with the seconds it took.
 # Last line: "LABEL: N passed, N failed, N skipped"; exit status 1 if any failed.
 
-label=VM load=
+label=VM load= groups=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-m) load=1; shift ;;
 	-l) label=$2; shift 2 ;;
+	-g) groups=$2; shift 2 ;;
 	*) break ;;
 	esac
 done
@@ -42,7 +46,21 @@ fi
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
-for t in "$dir"/*/*; do
+tests=
+if [ -n "$groups" ]; then
+	for g in $groups; do
+		if [ ! -d "$dir/$g" ]; then
+			echo "# ===== group $g: not found: 1 failed"
+			failed=$((failed + 1))
+		fi
+		tests="$tests $dir/$g/*"
+	done
+else
+	tests="$dir/*/*"
+fi
+
+# shellcheck disable=SC2086 # the globs
+for t in $tests; do
 	if [ ! -f "$t" ]; then
 		continue
 	elif [ "${t%_bench}" != "$t" ]; then
@@ -56,8 +74,10 @@ for t in "$dir"/*/*; do
 	fi
 	name=${t#"$dir"/}
 	echo "# ===== $name"
+	t0=$(date +%s)
 	timeout "$limit" "$@" >"$out" 2>&1 </dev/null
 	rc=$?
+	secs=$(($(date +%s) - t0))
 	cat "$out"
 
 	# n Totals lines adding up to p passed, f failed, s skipped
@@ -70,7 +90,7 @@ for t in "$dir"/*/*; do
 $counts
 EOF
 	if [ "$n" -eq 0 ]; then
-		echo "# ===== $name: no Totals line (exit status $rc): 1 failed"
+		echo "# ===== $name: no Totals line (exit status $rc): 1 failed ($secs s)"
 		failed=$((failed + 1))
 		continue
 	fi
@@ -79,7 +99,7 @@ EOF
 		echo "# ===== $name: exit status $rc without failed tests: 1 failed"
 		f=1
 	fi
-	echo "# ===== $name: $p passed, $f failed, $s skipped"
+	echo "# ===== $name: $p passed, $f failed, $s skipped ($secs s)"
 	passed=$((passed + p))
 	failed=$((failed + f))
 	skipped=$((skipped + s))

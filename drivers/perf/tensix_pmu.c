@@ -16,11 +16,16 @@
  * are refused at add time, so perf multiplexes them.
  *
  * One PMU per device, tensix_<n>. config1 selects a core; without one an
- * event counts the sum over every core of the device.
+ * event counts the sum over every core of the device. A device comes from
+ * the device tree (a CPU that sees the cores' register blocks at a stride,
+ * e.g. Blackhole's on-card RISC-V cluster) or from the Tensix NOC bridge
+ * (tensix_noc.ko: the Tensix tiles of a PCIe card, one regmap per tile,
+ * named by NOC coordinates).
  */
 
 #define pr_fmt(fmt) "tensix_pmu: " fmt
 
+#include <linux/auxiliary_bus.h>
 #include <linux/bitfield.h>
 #include <linux/idr.h>
 #include <linux/mod_devicetable.h>
@@ -32,6 +37,7 @@
 
 #include <socpmu/core.h>
 #include <socpmu/tensix_regs.h>
+#include <socpmu/tt_noc.h>
 
 enum tensix_arch {
 	TENSIX_WORMHOLE,
@@ -63,13 +69,36 @@ struct tensix_bank_state {
 	u32 mode;
 };
 
+/**
+ * struct tensix_unit - where a core's register block is
+ * @map: the regmap
+ * @base: address of the block in @map
+ * @x: NOC x of the tile (bridge devices only)
+ * @y: NOC y of the tile
+ */
+struct tensix_unit {
+	struct regmap *map;
+	unsigned int base;
+	u8 x, y;
+};
+
+/**
+ * struct tensix_pmu - one device
+ * @sp: the socpmu
+ * @arch: the chip
+ * @mux_bits: width of the L1 mux field
+ * @nr_cores: number of cores (units)
+ * @noc: the cores are NOC tiles (with coordinates)
+ * @units: register access of each core, after @banks in the same allocation
+ * @banks: per-core bank state
+ */
 struct tensix_pmu {
 	struct socpmu sp;
-	struct regmap *map;
 	enum tensix_arch arch;
 	unsigned int mux_bits;
 	unsigned int nr_cores;
-	unsigned int core_stride;
+	bool noc;
+	struct tensix_unit *units;
 	struct tensix_bank_state banks[][TENSIX_NR_BANKS];
 };
 
@@ -186,27 +215,24 @@ static bool tensix_compatible(struct socpmu *sp, struct perf_event *a,
 	return fa + na <= fb || fb + nb <= fa;
 }
 
-static unsigned int tensix_reg(struct tensix_pmu *tp, unsigned int core,
-			       unsigned int offset)
-{
-	return core * tp->core_stride + offset;
-}
-
 /*
- * The regmap is MMIO or the simulator: neither fails nor sleeps, so access
- * errors cannot happen here and are not checked.
+ * The regmaps are MMIO, a NOC window or the simulator: none fails or
+ * sleeps, so access errors cannot happen here and are not checked.
  */
 static void tensix_write(struct tensix_pmu *tp, unsigned int core,
 			 unsigned int offset, u32 val)
 {
-	regmap_write(tp->map, tensix_reg(tp, core, offset), val);
+	const struct tensix_unit *u = &tp->units[core];
+
+	regmap_write(u->map, u->base + offset, val);
 }
 
 static u32 tensix_read(struct tensix_pmu *tp, unsigned int core, unsigned int offset)
 {
+	const struct tensix_unit *u = &tp->units[core];
 	unsigned int val = 0;
 
-	regmap_read(tp->map, tensix_reg(tp, core, offset), &val);
+	regmap_read(u->map, u->base + offset, &val);
 	return val;
 }
 
@@ -426,14 +452,41 @@ static ssize_t num_cores_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(num_cores);
 
+/* NOC devices: "<unit> <x>,<y>" per line, the unit being config1's core */
+static ssize_t tiles_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	struct tensix_pmu *tp = to_tensix(to_socpmu(dev_get_drvdata(dev)));
+	unsigned int i;
+	int len = 0;
+
+	for (i = 0; i < tp->nr_cores; i++)
+		len += sysfs_emit_at(buf, len, "%u %u,%u\n", i, tp->units[i].x,
+				     tp->units[i].y);
+	return len;
+}
+static DEVICE_ATTR_RO(tiles);
+
 static struct attribute *tensix_pmu_attrs[] = {
 	&dev_attr_identifier.attr,
 	&dev_attr_num_cores.attr,
+	&dev_attr_tiles.attr,
 	NULL,
 };
 
+static umode_t tensix_pmu_attr_visible(struct kobject *kobj, struct attribute *attr, int n)
+{
+	struct device *dev = kobj_to_dev(kobj);
+	struct tensix_pmu *tp = to_tensix(to_socpmu(dev_get_drvdata(dev)));
+
+	if (attr == &dev_attr_tiles.attr && !tp->noc)
+		return 0;
+	return attr->mode;
+}
+
 static const struct attribute_group tensix_pmu_group = {
 	.attrs = tensix_pmu_attrs,
+	.is_visible = tensix_pmu_attr_visible,
 };
 
 static const struct attribute_group *tensix_groups[] = {
@@ -446,15 +499,52 @@ static const struct attribute_group *tensix_groups[] = {
 
 /* probe */
 
+/* A PMU with @nr cores, its units to be filled in */
+static struct tensix_pmu *tensix_pmu_alloc(unsigned int nr, enum tensix_arch arch,
+					   u64 clock_hz)
+{
+	size_t banks = ALIGN(struct_size_t(struct tensix_pmu, banks, nr),
+			     __alignof__(struct tensix_unit));
+	struct tensix_pmu *tp;
+
+	tp = socpmu_alloc(size_add(banks, array_size(nr, sizeof(*tp->units))));
+	if (!tp)
+		return NULL;
+	tp->units = (void *)tp + banks;
+	tp->arch = arch;
+	tp->mux_bits = arch == TENSIX_BLACKHOLE ? TENSIX_MUX_BITS_BLACKHOLE :
+						  TENSIX_MUX_BITS_WORMHOLE;
+	tp->nr_cores = nr;
+	/* OUT_L counts one per cycle, as fast as any counter can */
+	tp->sp.poll_ns = socpmu_poll_ns(clock_hz, 32);
+	return tp;
+}
+
+static int tensix_pmu_add(struct tensix_pmu *tp, struct device *dev, u64 clock_hz)
+{
+	int ret;
+
+	ret = socpmu_register(&tp->sp, dev, &tensix_ops, &tensix_ida, "tensix",
+			      tensix_groups);
+	if (ret) {
+		kfree(tp);
+		return dev_err_probe(dev, ret, "PMU registration failed\n");
+	}
+	dev_set_drvdata(dev, &tp->sp);
+	dev_info(dev, "%s: %s, %u cores, %llu Hz\n", tp->sp.name,
+		 tensix_arch_names[tp->arch], tp->nr_cores, clock_hz);
+	return 0;
+}
+
+/* Device tree (or a platform device): one register range, cores at a stride */
 static int tensix_pmu_probe(struct platform_device *pdev)
 {
 	struct device *dev = &pdev->dev;
 	const struct platform_device_id *id = platform_get_device_id(pdev);
-	unsigned int nr_cores, stride = 0;
+	unsigned int nr_cores, stride = 0, c;
 	struct tensix_pmu *tp;
 	struct regmap *map;
 	u64 clock_hz;
-	int ret;
 
 	if (device_property_read_u32(dev, "tenstorrent,num-cores", &nr_cores) ||
 	    !nr_cores || nr_cores > SOCPMU_CFG1_UNIT_MASK + 1)
@@ -470,29 +560,15 @@ static int tensix_pmu_probe(struct platform_device *pdev)
 	if (IS_ERR(map))
 		return dev_err_probe(dev, PTR_ERR(map), "no registers\n");
 
-	tp = socpmu_alloc(struct_size(tp, banks, nr_cores));
+	tp = tensix_pmu_alloc(nr_cores, id ? id->driver_data :
+			      (uintptr_t)device_get_match_data(dev), clock_hz);
 	if (!tp)
 		return -ENOMEM;
-	tp->map = map;
-	tp->arch = id ? id->driver_data :
-		(uintptr_t)device_get_match_data(dev);
-	tp->mux_bits = tp->arch == TENSIX_BLACKHOLE ? TENSIX_MUX_BITS_BLACKHOLE :
-						      TENSIX_MUX_BITS_WORMHOLE;
-	tp->nr_cores = nr_cores;
-	tp->core_stride = stride;
-	/* OUT_L counts one per cycle, as fast as any counter can */
-	tp->sp.poll_ns = socpmu_poll_ns(clock_hz, 32);
-
-	ret = socpmu_register(&tp->sp, dev, &tensix_ops, &tensix_ida, "tensix",
-			      tensix_groups);
-	if (ret) {
-		kfree(tp);
-		return dev_err_probe(dev, ret, "PMU registration failed\n");
+	for (c = 0; c < nr_cores; c++) {
+		tp->units[c].map = map;
+		tp->units[c].base = c * stride;
 	}
-	platform_set_drvdata(pdev, &tp->sp);
-	dev_info(dev, "%s: %s, %u cores, %llu Hz\n", tp->sp.name,
-		 tensix_arch_names[tp->arch], nr_cores, clock_hz);
-	return 0;
+	return tensix_pmu_add(tp, dev, clock_hz);
 }
 
 static const struct of_device_id tensix_pmu_of_match[] = {
@@ -520,7 +596,69 @@ static struct platform_driver tensix_pmu_driver = {
 	.remove = socpmu_platform_remove,
 };
 
-module_socpmu_driver(tensix_pmu_driver, &tensix_ida);
+/* The Tensix NOC bridge (tensix_noc.ko): the tiles of one chip of a card */
+static int tensix_noc_probe(struct auxiliary_device *adev,
+			    const struct auxiliary_device_id *id)
+{
+	struct tensix_tiles *tiles = container_of(adev, struct tensix_tiles, adev);
+	struct tensix_pmu *tp;
+	unsigned int i;
+
+	if (!tiles->nr || tiles->nr > SOCPMU_CFG1_UNIT_MASK + 1 ||
+	    tiles->arch >= TT_NOC_NR_ARCHS)
+		return dev_err_probe(&adev->dev, -EINVAL, "bad tile set\n");
+	tp = tensix_pmu_alloc(tiles->nr, tiles->arch == TT_NOC_BLACKHOLE ?
+			      TENSIX_BLACKHOLE : TENSIX_WORMHOLE, tiles->clock_hz);
+	if (!tp)
+		return -ENOMEM;
+	tp->noc = true;
+	for (i = 0; i < tiles->nr; i++) {
+		tp->units[i].map = tiles->map[i];
+		tp->units[i].x = tiles->x[i];
+		tp->units[i].y = tiles->y[i];
+	}
+	return tensix_pmu_add(tp, &adev->dev, tiles->clock_hz);
+}
+
+static void tensix_noc_remove(struct auxiliary_device *adev)
+{
+	socpmu_unregister(dev_get_drvdata(&adev->dev));
+}
+
+static const struct auxiliary_device_id tensix_noc_ids[] = {
+	{ .name = "tensix_noc.tiles" },
+	{ }
+};
+MODULE_DEVICE_TABLE(auxiliary, tensix_noc_ids);
+
+static struct auxiliary_driver tensix_noc_driver = {
+	.name = "pmu",
+	.probe = tensix_noc_probe,
+	.remove = tensix_noc_remove,
+	.id_table = tensix_noc_ids,
+};
+
+static int __init tensix_pmu_init(void)
+{
+	int ret;
+
+	ret = platform_driver_register(&tensix_pmu_driver);
+	if (ret)
+		return ret;
+	ret = auxiliary_driver_register(&tensix_noc_driver);
+	if (ret)
+		platform_driver_unregister(&tensix_pmu_driver);
+	return ret;
+}
+module_init(tensix_pmu_init);
+
+static void __exit tensix_pmu_exit(void)
+{
+	auxiliary_driver_unregister(&tensix_noc_driver);
+	platform_driver_unregister(&tensix_pmu_driver);
+	socpmu_reap(&tensix_ida);
+}
+module_exit(tensix_pmu_exit);
 
 MODULE_DESCRIPTION("Tenstorrent Tensix performance counter PMU");
 MODULE_LICENSE("GPL");

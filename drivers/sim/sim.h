@@ -97,11 +97,23 @@ int socpmu_sim_parse_u64(const char *key, const char *word, u64 *res);
 char *socpmu_sim_get_cmd(const char __user *ubuf, size_t count);
 int socpmu_sim_split(char *cmd, char **words, int n);
 
+/* The Tensix counter model (sim_tensix.c), also behind every ttcard tile */
+struct tensix_sim;
+struct tensix_sim *tensix_sim_new(unsigned int ncores, unsigned int arch,
+				  unsigned int clock_mhz);
+void tensix_sim_free(struct tensix_sim *ts);
+void tensix_sim_core_read(struct tensix_sim *ts, unsigned int c, unsigned int off,
+			  unsigned int *val);
+void tensix_sim_core_write(struct tensix_sim *ts, unsigned int c, unsigned int off,
+			   unsigned int val);
+void tensix_sim_debugfs(struct tensix_sim *ts, struct dentry *dir);
+
 /* Model types */
 extern const struct socpmu_sim_type socpmu_sim_tensix;
 extern const struct socpmu_sim_type socpmu_sim_pulp;
 extern const struct socpmu_sim_type socpmu_sim_esp;
 extern const struct socpmu_sim_type socpmu_sim_hpm;
 extern const struct socpmu_sim_type socpmu_sim_trace;
+extern const struct socpmu_sim_type socpmu_sim_ttcard;
 
 #endif /* _SOCPMU_SIM_H */

@@ -53,6 +53,7 @@ static const struct platform_device_id socpmu_sim_types[] = {
 	SOCPMU_SIM_TYPE(esp),
 	SOCPMU_SIM_TYPE(hpm),
 	SOCPMU_SIM_TYPE(trace),
+	SOCPMU_SIM_TYPE(ttcard),
 	{ }
 };
 

@@ -295,23 +295,33 @@ static int tensix_sim_decode(unsigned int off, unsigned int *b, unsigned int *i)
 	return TS_NONE;
 }
 
-static int tensix_sim_reg_read(void *model, unsigned int reg, unsigned int *val)
+/**
+ * tensix_sim_core_read() - read a register of one core
+ * @ts: the model
+ * @c: the core
+ * @off: offset in the core's register block
+ * @val: receives the value; unmapped offsets read 0
+ *
+ * Atomic context is fine. Used by the register interfaces of the tensix and
+ * ttcard models.
+ */
+void tensix_sim_core_read(struct tensix_sim *ts, unsigned int c, unsigned int off,
+			  unsigned int *val)
 {
-	struct tensix_sim *ts = model;
-	unsigned int c = reg / TENSIX_SIM_CORE_STRIDE, b, i;
 	struct tensix_sim_core *core;
 	struct tensix_sim_bank *bank;
 	unsigned long flags;
+	unsigned int b, i;
 
 	*val = 0;
 	if (c >= ts->ncores)
-		return 0;
+		return;
 	core = &ts->core[c];
 	bank = core->bank;
 
 	raw_spin_lock_irqsave(&ts->lock, flags);
 	tensix_sim_sync(ts);
-	switch (tensix_sim_decode(reg % TENSIX_SIM_CORE_STRIDE, &b, &i)) {
+	switch (tensix_sim_decode(off, &b, &i)) {
 	case TS_CTRL:
 		*val = bank[b].reg[i];
 		break;
@@ -330,26 +340,32 @@ static int tensix_sim_reg_read(void *model, unsigned int reg, unsigned int *val)
 		break;
 	}
 	raw_spin_unlock_irqrestore(&ts->lock, flags);
-	return 0;
 }
 
-static int tensix_sim_reg_write(void *model, unsigned int reg, unsigned int val)
+/**
+ * tensix_sim_core_write() - write a register of one core
+ * @ts: the model
+ * @c: the core
+ * @off: offset in the core's register block; unmapped offsets are ignored
+ * @val: the value
+ */
+void tensix_sim_core_write(struct tensix_sim *ts, unsigned int c, unsigned int off,
+			   unsigned int val)
 {
-	struct tensix_sim *ts = model;
-	unsigned int c = reg / TENSIX_SIM_CORE_STRIDE, b, i;
 	struct tensix_sim_core *core;
 	struct tensix_sim_bank *bank;
 	unsigned long flags;
+	unsigned int b, i;
 	u32 rise;
 
 	if (c >= ts->ncores)
-		return 0;
+		return;
 	core = &ts->core[c];
 	bank = core->bank;
 
 	raw_spin_lock_irqsave(&ts->lock, flags);
 	tensix_sim_sync(ts);
-	switch (tensix_sim_decode(reg % TENSIX_SIM_CORE_STRIDE, &b, &i)) {
+	switch (tensix_sim_decode(off, &b, &i)) {
 	case TS_CTRL:
 		rise = val & ~bank[b].reg[i];
 		bank[b].reg[i] = val;
@@ -367,6 +383,19 @@ static int tensix_sim_reg_write(void *model, unsigned int reg, unsigned int val)
 		break;
 	}			/* OUT_L/OUT_H are read-only, unmapped offsets ignored */
 	raw_spin_unlock_irqrestore(&ts->lock, flags);
+}
+
+static int tensix_sim_reg_read(void *model, unsigned int reg, unsigned int *val)
+{
+	tensix_sim_core_read(model, reg / TENSIX_SIM_CORE_STRIDE,
+			     reg % TENSIX_SIM_CORE_STRIDE, val);
+	return 0;
+}
+
+static int tensix_sim_reg_write(void *model, unsigned int reg, unsigned int val)
+{
+	tensix_sim_core_write(model, reg / TENSIX_SIM_CORE_STRIDE,
+			      reg % TENSIX_SIM_CORE_STRIDE, val);
 	return 0;
 }
 
@@ -533,11 +562,22 @@ static const struct file_operations tensix_sim_workload_fops = {
 	.llseek = default_llseek,
 };
 
+/**
+ * tensix_sim_debugfs() - create the activity files (inject, advance,
+ * workload) of a model in @dir
+ * @ts: the model
+ * @dir: debugfs directory
+ */
+void tensix_sim_debugfs(struct tensix_sim *ts, struct dentry *dir)
+{
+	debugfs_create_file("inject", 0200, dir, ts, &tensix_sim_inject_fops);
+	debugfs_create_file("advance", 0200, dir, ts, &tensix_sim_advance_fops);
+	debugfs_create_file("workload", 0600, dir, ts, &tensix_sim_workload_fops);
+}
+
 static void tensix_sim_debugfs_init(struct socpmu_sim_dev *sdev, struct dentry *dir)
 {
-	debugfs_create_file("inject", 0200, dir, sdev->model, &tensix_sim_inject_fops);
-	debugfs_create_file("advance", 0200, dir, sdev->model, &tensix_sim_advance_fops);
-	debugfs_create_file("workload", 0600, dir, sdev->model, &tensix_sim_workload_fops);
+	tensix_sim_debugfs(sdev->model, dir);
 }
 
 static void tensix_sim_cfg_init(void *data)
@@ -576,26 +616,50 @@ static int tensix_sim_cfg_show(const void *data, char *buf, int at)
 			     tensix_sim_archs[cfg->arch], cfg->clock_mhz);
 }
 
-static void *tensix_sim_create(struct socpmu_sim_dev *sdev)
+/**
+ * tensix_sim_new() - a counter model of @ncores Tensix cores
+ * @ncores: number of cores
+ * @arch: 0 Wormhole, 1 Blackhole
+ * @clock_mhz: core clock, for the workload
+ *
+ * Return: the model (free with tensix_sim_free()) or an ERR_PTR().
+ */
+struct tensix_sim *tensix_sim_new(unsigned int ncores, unsigned int arch,
+				  unsigned int clock_mhz)
 {
-	const struct tensix_sim_cfg *cfg = sdev->cfg;
 	struct tensix_sim *ts;
 
-	ts = kvzalloc(struct_size(ts, core, cfg->cores), GFP_KERNEL);
+	ts = kvzalloc(struct_size(ts, core, ncores), GFP_KERNEL);
 	if (!ts)
 		return ERR_PTR(-ENOMEM);
 	raw_spin_lock_init(&ts->lock);
-	ts->ncores = cfg->cores;
-	ts->mux_mask = BIT(tensix_sim_mux_bits[cfg->arch]) - 1;
+	ts->ncores = ncores;
+	ts->mux_mask = BIT(tensix_sim_mux_bits[arch]) - 1;
 	ts->nsignals = (ts->mux_mask + 1) * TENSIX_L1_IDS_PER_MUX;
-	ts->clock_hz = (u64)cfg->clock_mhz * HZ_PER_MHZ;
-	sdev->max_register = (cfg->cores - 1) * TENSIX_SIM_CORE_STRIDE + TENSIX_REG_SPAN - 4;
+	ts->clock_hz = (u64)clock_mhz * HZ_PER_MHZ;
 	return ts;
+}
+
+/**
+ * tensix_sim_free() - free a model from tensix_sim_new()
+ * @ts: the model
+ */
+void tensix_sim_free(struct tensix_sim *ts)
+{
+	kvfree(ts);
+}
+
+static void *tensix_sim_create(struct socpmu_sim_dev *sdev)
+{
+	const struct tensix_sim_cfg *cfg = sdev->cfg;
+
+	sdev->max_register = (cfg->cores - 1) * TENSIX_SIM_CORE_STRIDE + TENSIX_REG_SPAN - 4;
+	return tensix_sim_new(cfg->cores, cfg->arch, cfg->clock_mhz);
 }
 
 static void tensix_sim_destroy(void *model)
 {
-	kvfree(model);
+	tensix_sim_free(model);
 }
 
 static int tensix_sim_add_children(struct socpmu_sim_dev *sdev)

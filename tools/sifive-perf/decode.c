@@ -37,6 +37,29 @@ enum fmt { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_SUMMARY };
 #define MAX_TRACKS	256
 #define MAX_DEPTH	4096
 #define SAMPLE_ADDRS	512
+#define HOLD_RECORDS	65536	/* most records held back to find the bias */
+#define SYMCACHE	1024	/* symbol names cached, direct mapped */
+
+struct symcache {
+	bool used;
+	uint64_t addr;
+	unsigned int len;
+	char name[120];
+};
+
+/* A header or a record decoded before the PIE's bias was known */
+struct held {
+	bool is_header;
+	union {
+		struct spf_header *h;
+		struct {
+			unsigned int type, naddr, nctr, stream, key, src;
+			bool ts_valid;
+			uint64_t addr[2], ts, end_ts;
+			uint64_t *value;
+		} r;
+	};
+};
 
 /* A stream's function stack, for the JSON spans */
 struct frame {
@@ -69,7 +92,6 @@ struct ctx {
 	double ts_hz;
 	unsigned int channel;
 	bool by_src;
-	const struct spf_header *hdr;
 	char names[SPF_MAX_CNTRS][EV_NAME_LEN];	/* of the header in force */
 	uint32_t csv_mask;
 	bool csv_heading;
@@ -82,6 +104,15 @@ struct ctx {
 	/* address collection for the PIE bias */
 	uint64_t starts[SAMPLE_ADDRS], pcs[SAMPLE_ADDRS];
 	size_t nstarts, npcs;
+	/* until the bias is known: what was decoded, held back (see hold()) */
+	bool holding;
+	struct held *held;
+	size_t nheld, held_cap, held_records;
+	const char *file, *elfpath;
+	long long size;
+	int srcbits;
+	/* symbol names of recent addresses */
+	struct symcache sym[SYMCACHE];
 	/* summary */
 	struct fstat *fstats;
 	size_t nfstats, fstats_cap;
@@ -103,7 +134,7 @@ static void usage_decode(void)
 }
 
 /* "sym+0x12" or "0x..." */
-static const char *symname(struct ctx *c, uint64_t addr, char *buf, size_t size)
+static const char *symname_uncached(struct ctx *c, uint64_t addr, char *buf, size_t size)
 {
 	const struct elf_func *fn;
 	uint64_t off;
@@ -117,6 +148,125 @@ static const char *symname(struct ctx *c, uint64_t addr, char *buf, size_t size)
 		snprintf(buf, size, "%#" PRIx64, addr);
 	}
 	return buf;
+}
+
+/* The same, from a cache of recent addresses: @len gets its length */
+static const char *symname_len(struct ctx *c, uint64_t addr, unsigned int *len)
+{
+	struct symcache *e = &c->sym[(addr >> 1 ^ addr >> 11) % SYMCACHE];
+
+	if (!e->used || e->addr != addr) {
+		symname_uncached(c, addr, e->name, sizeof(e->name));
+		e->len = strlen(e->name);
+		e->addr = addr;
+		e->used = e->len + 1 < sizeof(e->name);	/* a longer name is not cached */
+		if (!e->used) {
+			static char buf[256];
+
+			symname_uncached(c, addr, buf, sizeof(buf));
+			*len = strlen(buf);
+			return buf;
+		}
+	}
+	*len = e->len;
+	return e->name;
+}
+
+static const char *symname(struct ctx *c, uint64_t addr, char *buf, size_t size)
+{
+	unsigned int len;
+	const char *n = symname_len(c, addr, &len);
+
+	snprintf(buf, size, "%s", n);
+	return buf;
+}
+
+/* ---- text lines without printf ---- */
+
+static inline char *put_str(char *p, const char *s, size_t n)
+{
+	memcpy(p, s, n);
+	return p + n;
+}
+
+static inline char *put_u64(char *p, uint64_t v)
+{
+	char t[20];
+	unsigned int n = 0;
+
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = t[--n];
+	return p;
+}
+
+/* printf's %#llx: "0" for 0, else "0x..." */
+static inline char *put_hex(char *p, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	unsigned int n = 16;
+
+	if (!v) {
+		*p++ = '0';
+		return p;
+	}
+	*p++ = '0';
+	*p++ = 'x';
+	while (!(v >> 60)) {
+		v <<= 4;
+		n--;
+	}
+	while (n--) {
+		*p++ = digits[v >> 60];
+		v <<= 4;
+	}
+	return p;
+}
+
+#define PUT_LIT(p, s)	put_str(p, s, sizeof(s) - 1)
+
+static void text_record(struct ctx *c, const struct spf_record *r)
+{
+	static const char *const text_names[SPF_NR_REC_TYPES] = {
+		"[Func Enter] ", "[Func Exit] ", "[Manual] ", "[ISR] ",
+	};
+	char line[1024 + SPF_MAX_CNTRS * (EV_NAME_LEN + 32)], *p = line;
+	unsigned int i, len;
+	const char *n;
+
+	*p++ = '[';
+	p = put_u64(p, r->src);
+	p = PUT_LIT(p, "] ");
+	p = put_u64(p, r->ts);
+	*p++ = ' ';
+	n = text_names[r->type];
+	p = put_str(p, n, strlen(n));
+	p = put_str(p, r->naddr == 2 ? "fn=" : "pc=", 3);
+	p = put_hex(p, r->addr[0]);
+	p = PUT_LIT(p, " <");
+	n = symname_len(c, r->addr[0], &len);
+	p = put_str(p, n, len);
+	*p++ = '>';
+	if (r->naddr == 2) {
+		p = r->type == SPF_REC_FUNC_ENTER ? PUT_LIT(p, " from=") : PUT_LIT(p, " to=");
+		p = put_hex(p, r->addr[1]);
+		p = PUT_LIT(p, " <");
+		n = symname_len(c, r->addr[1], &len);
+		p = put_str(p, n, len);
+		*p++ = '>';
+	}
+	for (i = 0; i < r->nctr; i++) {
+		p = PUT_LIT(p, " [");
+		p = put_str(p, c->names[i], strlen(c->names[i]));
+		*p++ = '=';
+		p = put_u64(p, r->value[i]);
+		*p++ = ']';
+	}
+	*p++ = '\n';
+	fwrite(line, 1, p - line, c->out);
 }
 
 static void json_str(FILE *f, const char *s)
@@ -230,7 +380,6 @@ static int on_header(const struct spf_header *h, void *priv)
 	struct ctx *c = priv;
 	unsigned int i;
 
-	c->hdr = h;
 	for (i = 0; i < h->nctr; i++)
 		event_def_name((int)h->def[i].type, h->def[i].code, h->def[i].event_data,
 			       c->names[i], sizeof(c->names[i]));
@@ -364,9 +513,6 @@ static void json_record(struct ctx *c, const struct spf_record *r)
 
 static int on_record(const struct spf_record *r, void *priv)
 {
-	static const char *const text_names[SPF_NR_REC_TYPES] = {
-		"Func Enter", "Func Exit", "Manual", "ISR",
-	};
 	struct ctx *c = priv;
 	char a[256], b[256];
 	unsigned int i;
@@ -375,18 +521,7 @@ static int on_record(const struct spf_record *r, void *priv)
 	c->by_type[r->type]++;
 	switch (c->fmt) {
 	case FMT_TEXT:
-		fprintf(c->out, "[%u] %" PRIu64 " [%s] ", r->src, r->ts, text_names[r->type]);
-		if (two)
-			fprintf(c->out, "fn=%#" PRIx64 " <%s> %s=%#" PRIx64 " <%s>", r->addr[0],
-				symname(c, r->addr[0], a, sizeof(a)),
-				r->type == SPF_REC_FUNC_ENTER ? "from" : "to", r->addr[1],
-				symname(c, r->addr[1], b, sizeof(b)));
-		else
-			fprintf(c->out, "pc=%#" PRIx64 " <%s>", r->addr[0],
-				symname(c, r->addr[0], a, sizeof(a)));
-		for (i = 0; i < r->nctr; i++)
-			fprintf(c->out, " [%s=%" PRIu64 "]", c->names[i], r->value[i]);
-		fputc('\n', c->out);
+		text_record(c, r);
 		break;
 	case FMT_CSV:
 		fprintf(c->out, "%u,%u,%" PRIu64 ",%s,%#" PRIx64 ",", r->stream, r->src, r->ts,
@@ -431,18 +566,138 @@ static void on_error(const char *what, uint64_t offset, void *priv)
 		fprintf(stderr, "sifive-perf decode: offset %" PRIu64 ": %s\n", offset, what);
 }
 
-/* First pass: addresses to find a PIE's load bias */
-static int collect(const struct spf_record *r, void *priv)
+/* The output's first lines (the text header line has the bias) */
+static void preamble(struct ctx *c)
+{
+	if (c->fmt == FMT_TEXT) {
+		fprintf(c->out, "# sifive-perf decode %s: %lld bytes, channel %u, srcbits %d",
+			c->file, c->size, c->channel, c->srcbits);
+		if (c->have_elf)
+			fprintf(c->out, ", ELFPATH=%s (bias %#" PRIx64 ")", c->elfpath,
+				c->elf.bias);
+		fputc('\n', c->out);
+	} else if (c->fmt == FMT_JSON) {
+		fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"source\":\"sifive-perf decode\","
+		      "\"file\":", c->out);
+		json_str(c->out, c->file);
+		fprintf(c->out, ",\"timestamp_hz\":%.0f},\"traceEvents\":[", c->ts_hz);
+	}
+}
+
+/*
+ * The bias of a PIE is found from the first SAMPLE_ADDRS function
+ * addresses and sample PCs; until then (or until HOLD_RECORDS records,
+ * or the end), headers and records are held back, then output in order:
+ * one pass over the file.
+ */
+static int release(struct ctx *c)
+{
+	size_t i;
+	int ret = 0;
+
+	c->holding = false;
+	elfsym_guess_bias(&c->elf, c->starts, c->nstarts, c->pcs, c->npcs);
+	memset(c->sym, 0, sizeof(c->sym));
+	preamble(c);
+	for (i = 0; i < c->nheld; i++) {
+		struct held *e = &c->held[i];
+
+		if (e->is_header) {
+			if (!ret)
+				ret = on_header(e->h, c);
+			free(e->h);
+		} else {
+			struct spf_record r = {
+				.type = e->r.type, .naddr = e->r.naddr, .nctr = e->r.nctr,
+				.stream = e->r.stream, .key = e->r.key, .src = e->r.src,
+				.ts_valid = e->r.ts_valid, .ts = e->r.ts, .end_ts = e->r.end_ts,
+				.addr = { e->r.addr[0], e->r.addr[1] },
+			};
+
+			memcpy(r.value, e->r.value, e->r.nctr * sizeof(r.value[0]));
+			free(e->r.value);
+			if (!ret)
+				ret = on_record(&r, c);
+		}
+	}
+	free(c->held);
+	c->held = NULL;
+	c->nheld = c->held_cap = 0;
+	return ret;
+}
+
+static struct held *hold(struct ctx *c)
+{
+	if (c->nheld == c->held_cap) {
+		size_t cap = c->held_cap ? c->held_cap * 2 : 1024;
+		struct held *p = realloc(c->held, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		c->held = p;
+		c->held_cap = cap;
+	}
+	return &c->held[c->nheld++];
+}
+
+static int hold_header(const struct spf_header *h, void *priv)
 {
 	struct ctx *c = priv;
+	struct held *e;
 
+	if (!c->holding)
+		return on_header(h, priv);
+	e = hold(c);
+	if (!e)
+		return -ENOMEM;
+	e->h = malloc(sizeof(*h));
+	if (!e->h) {
+		c->nheld--;
+		return -ENOMEM;
+	}
+	e->is_header = true;
+	*e->h = *h;
+	return 0;
+}
+
+static int hold_record(const struct spf_record *r, void *priv)
+{
+	struct ctx *c = priv;
+	struct held *e;
+
+	if (!c->holding)
+		return on_record(r, priv);
 	if (r->type <= SPF_REC_FUNC_EXIT) {
 		if (c->nstarts < SAMPLE_ADDRS)
 			c->starts[c->nstarts++] = r->addr[0];
 	} else if (c->npcs < SAMPLE_ADDRS) {
 		c->pcs[c->npcs++] = r->addr[0];
 	}
-	return c->nstarts == SAMPLE_ADDRS && c->npcs == SAMPLE_ADDRS;
+	e = hold(c);
+	if (!e)
+		return -ENOMEM;
+	e->is_header = false;
+	e->r.type = r->type;
+	e->r.naddr = r->naddr;
+	e->r.nctr = r->nctr;
+	e->r.stream = r->stream;
+	e->r.key = r->key;
+	e->r.src = r->src;
+	e->r.ts_valid = r->ts_valid;
+	e->r.ts = r->ts;
+	e->r.end_ts = r->end_ts;
+	e->r.addr[0] = r->addr[0];
+	e->r.addr[1] = r->addr[1];
+	e->r.value = malloc(r->nctr * sizeof(uint64_t) + 1);
+	if (!e->r.value) {
+		c->nheld--;
+		return -ENOMEM;
+	}
+	memcpy(e->r.value, r->value, r->nctr * sizeof(uint64_t));
+	if ((c->nstarts == SAMPLE_ADDRS && c->npcs == SAMPLE_ADDRS) ||
+	    ++c->held_records == HOLD_RECORDS)
+		return release(c);
+	return 0;
 }
 
 static int cmp_fstat(const void *a, const void *b)
@@ -571,11 +826,9 @@ int cmd_decode(int argc, char **argv)
 		if (bias_set) {
 			c->elf.bias = bias;
 		} else if (c->elf.pie) {
-			struct spf_dec_ops cops = { .record = collect };
-
-			spf_decode_buffer(map, (size_t)st.st_size, (unsigned int)srcbits, c->channel,
-					  by_src, &cops, c, &res);
-			elfsym_guess_bias(&c->elf, c->starts, c->nstarts, c->pcs, c->npcs);
+			c->holding = true;
+			ops.header = hold_header;
+			ops.record = hold_record;
 		}
 	}
 
@@ -587,20 +840,15 @@ int cmd_decode(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (c->fmt == FMT_TEXT) {
-		fprintf(c->out, "# sifive-perf decode %s: %lld bytes, channel %u, srcbits %d", file,
-			(long long)st.st_size, c->channel, srcbits);
-		if (c->have_elf)
-			fprintf(c->out, ", ELFPATH=%s (bias %#" PRIx64 ")", elf, c->elf.bias);
-		fputc('\n', c->out);
-	} else if (c->fmt == FMT_JSON) {
-		fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"source\":\"sifive-perf decode\","
-		      "\"file\":", c->out);
-		json_str(c->out, file);
-		fprintf(c->out, ",\"timestamp_hz\":%.0f},\"traceEvents\":[", c->ts_hz);
-	}
+	c->file = file;
+	c->elfpath = elf;
+	c->size = (long long)st.st_size;
+	c->srcbits = srcbits;
+	if (!c->holding)
+		preamble(c);
 	if (spf_decode_buffer(map, (size_t)st.st_size, (unsigned int)srcbits, c->channel, by_src,
-			      &ops, c, &res)) {
+			      &ops, c, &res) || res.stopped == -ENOMEM ||
+	    (c->holding && release(c))) {
 		fprintf(stderr, "sifive-perf decode: out of memory\n");
 		goto out;
 	}
@@ -634,7 +882,17 @@ int cmd_decode(int argc, char **argv)
 		fprintf(stderr, "sifive-perf decode: %s: %s\n", outpath, strerror(errno));
 		ret = 1;
 	}
+	c->out = NULL;
 out:
+	for (i = 0; i < c->nheld; i++) {
+		if (c->held[i].is_header)
+			free(c->held[i].h);
+		else
+			free(c->held[i].r.value);
+	}
+	free(c->held);
+	if (c->out && c->out != stdout)
+		fclose(c->out);
 	if (map)
 		munmap(map, (size_t)st.st_size);
 	for (i = 0; i < c->ntracks; i++)

@@ -22,12 +22,18 @@ struct nexus_decoder {
 	struct nexus_stats stats;
 	uint64_t pos;			/* stream offset of the next byte fed */
 	bool sync;			/* skipping to the end of a message */
-	uint8_t msg[NEXUS_MAX_MSG_BYTES];
+	uint8_t msg[NEXUS_MAX_MSG_BYTES + 8];	/* + room for an 8-byte load */
 	unsigned int len;		/* bytes of the message being collected */
 	bool overlong;			/* ... which is too long: dropped */
 	uint64_t start;			/* its stream offset */
 	uint64_t last_ts[1u << NEXUS_MAX_SRCBITS];
 	bool ts_known[1u << NEXUS_MAX_SRCBITS];
+	/*
+	 * The message handed to the callback: zero but for what the previous
+	 * message set, which nexus_deliver() clears again (cheaper than
+	 * clearing all of it for every message).
+	 */
+	struct nexus_msg m;
 };
 
 /* Layout of a message after TCODE and SRC */
@@ -94,48 +100,116 @@ static bool nexus_full_ts(unsigned int tcode)
 struct nexus_bits {
 	const uint8_t *b;
 	unsigned int n;		/* bytes */
-	unsigned int bit;	/* data bit position: in byte bit / 6, at bit % 6 */
+	unsigned int byte;	/* data bit position: in byte @byte, ... */
+	unsigned int bit;	/* ... at MDO bit @bit (0-5) */
 	bool eom;		/* the last field read ended the message */
+	uint64_t d0;		/* MDO bits of the first 8 bytes (mdo48()) */
+	uint64_t e0;		/* bit 8k: byte k < n ends a field (MSEO != 0) */
 };
 
-static bool nexus_fixed(struct nexus_bits *r, unsigned int width, uint64_t *val)
-{
-	unsigned int i, byte, b;
+/*
+ * The decoder reads 8 bytes at a time: a message is parsed only where at
+ * least 8 bytes can be read from its last byte on (the caller's buffer
+ * beyond it, or d->msg).
+ */
+#define ONES		0x0101010101010101ULL
 
-	*val = 0;
-	for (i = 0; i < width; i++, r->bit++) {
-		byte = r->bit / NEXUS_MDO_BITS;
-		b = r->bit % NEXUS_MDO_BITS;
-		if (byte >= r->n)
-			return false;
-		*val |= (uint64_t)((r->b[byte] >> (2 + b)) & 1) << i;
+static inline uint64_t load64(const uint8_t *p)
+{
+	uint64_t x;
+
+	memcpy(&x, p, sizeof(x));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap64(x);
+#endif
+	return x;
+}
+
+/* The MDO bits of the 8 bytes in @x (first byte lowest), packed: 48 bits */
+static inline uint64_t mdo48(uint64_t x)
+{
+	x = (x >> 2) & 0x3f3f3f3f3f3f3f3fULL;
+	x = (x & 0x003f003f003f003fULL) | ((x & 0x3f003f003f003f00ULL) >> 2);
+	x = (x & 0x00000fff00000fffULL) | ((x & 0x0fff00000fff0000ULL) >> 4);
+	return (x & 0x0000000000ffffffULL) | ((x & 0x00ffffff00000000ULL) >> 8);
+}
+
+/* @width (<= 32) bits, whatever the MSEO bits say (fields of a known width) */
+static inline __attribute__((always_inline)) bool nexus_fixed(struct nexus_bits *r, unsigned int width, uint64_t *val)
+{
+	unsigned int pos = r->byte * NEXUS_MDO_BITS + r->bit + width;
+
+	if (!width) {
+		*val = 0;
+		return true;
 	}
+	if ((pos - 1) / NEXUS_MDO_BITS >= r->n)
+		return false;
+	/* within the first 8 bytes, or in the 8 from the current one */
+	if (pos <= 48) {
+		*val = (r->d0 >> (pos - width)) & ((1ULL << width) - 1);
+	} else {
+		*val = (mdo48(load64(r->b + r->byte)) >> r->bit) & ((1ULL << width) - 1);
+	}
+	r->byte = pos / NEXUS_MDO_BITS;
+	r->bit = pos % NEXUS_MDO_BITS;
 	return true;
 }
 
-/* A variable field: from the current bit to the byte whose MSEO ends it */
-static bool nexus_var(struct nexus_bits *r, uint64_t *val)
+/* nexus_var() of a field that does not end in the first 8 bytes */
+static bool nexus_var_long(struct nexus_bits *r, uint64_t *val)
 {
-	unsigned int byte = r->bit / NEXUS_MDO_BITS, b = r->bit % NEXUS_MDO_BITS, w = 0;
-	unsigned int mseo;
+	const uint8_t *p = r->b + r->byte;
+	unsigned int b = r->bit, w = 0, k;
+	uint64_t v = 0, x, ends, d;
+
+	for (;;) {
+		x = load64(p);
+		ends = ((x | x >> 1) & ONES);
+		d = mdo48(x) >> b;
+		if (!ends) {
+			if (w < 64)
+				v |= d << w;
+			w += 48 - b;
+			b = 0;
+			p += 8;
+			continue;
+		}
+		k = __builtin_ctzll(ends) / 8;
+		if (w < 64)
+			v |= (d & ((1ULL << (NEXUS_MDO_BITS * (k + 1) - b)) - 1)) << w;
+		r->byte = p + k + 1 - r->b;
+		r->bit = 0;
+		r->eom = (p[k] & NEXUS_MSEO_MASK) == NEXUS_MSEO_END_MSG;
+		*val = v;
+		return true;
+	}
+}
+
+/*
+ * A variable field: from the current bit to the byte whose MSEO ends it.
+ * Bits beyond 64 are dropped. There is always such a byte: the last one
+ * of a message ends it.
+ */
+static inline __attribute__((always_inline)) bool nexus_var(struct nexus_bits *r, uint64_t *val)
+{
+	uint64_t e, v;
+	unsigned int k;
 
 	*val = 0;
-	if (r->eom)
+	if (r->eom || r->byte >= r->n)
 		return false;
-	for (; byte < r->n; byte++, b = 0) {
-		uint64_t chunk = r->b[byte] >> (2 + b);
-
-		if (w < 64)
-			*val |= chunk << w;
-		w += NEXUS_MDO_BITS - b;
-		mseo = r->b[byte] & NEXUS_MSEO_MASK;
-		if (mseo != NEXUS_MSEO_NORMAL) {
-			r->bit = (byte + 1) * NEXUS_MDO_BITS;
-			r->eom = mseo == NEXUS_MSEO_END_MSG;
-			return true;
-		}
-	}
-	return false;
+	e = r->byte < 8 ? r->e0 >> 8 * r->byte : 0;
+	if (!e)
+		return nexus_var_long(r, val);
+	/* it ends in the first 8 bytes */
+	k = __builtin_ctzll(e) / 8;
+	v = r->d0 >> (NEXUS_MDO_BITS * r->byte + r->bit);
+	*val = v & ((1ULL << (NEXUS_MDO_BITS * (k + 1) - r->bit)) - 1);
+	r->byte += k + 1;
+	r->bit = 0;
+	r->eom = (r->b[r->byte - 1] & NEXUS_MSEO_MASK) == NEXUS_MSEO_END_MSG;
+	return true;
 }
 
 /* Width of an ITC store by its byte offset in the stimulus register */
@@ -145,8 +219,13 @@ static void nexus_parse(struct nexus_decoder *d, struct nexus_msg *m)
 {
 	struct nexus_bits r = { .b = m->raw, .n = m->len };
 	const struct nexus_layout *l;
-	uint64_t v;
+	uint64_t v = 0, x = load64(m->raw);
 	unsigned int i, nvar;
+
+	r.d0 = mdo48(x);
+	r.e0 = (x | x >> 1) & ONES;
+	if (r.n < 8)
+		r.e0 &= (1ULL << 8 * r.n) - 1;
 
 	nexus_fixed(&r, NEXUS_TCODE_BITS, &v);
 	m->tcode = v;
@@ -218,71 +297,126 @@ static void nexus_timestamp(struct nexus_decoder *d, struct nexus_msg *m)
 	m->timestamp = m->ts_valid ? d->last_ts[src] : 0;
 }
 
-static int nexus_deliver(struct nexus_decoder *d)
+/* Parse and hand on the message of @len bytes at @raw (stream offset d->start) */
+static int nexus_deliver(struct nexus_decoder *d, const uint8_t *raw, unsigned int len)
 {
-	struct nexus_msg m;
-
-	memset(&m, 0, sizeof(m));
-	m.offset = d->start;
-	m.raw = d->msg;
-	m.len = d->len;
-	nexus_parse(d, &m);
-	if (m.valid)
-		nexus_timestamp(d, &m);
-	d->stats.messages++;
-	if (!m.valid)
-		d->stats.invalid++;
-	return d->cb ? d->cb(&m, d->priv) : 0;
-}
-
-int nexus_decode(struct nexus_decoder *d, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-	unsigned int mseo;
-	size_t i;
+	struct nexus_msg *m = &d->m;
 	int ret;
 
-	for (i = 0; i < len; i++, d->pos++) {
-		uint8_t b = p[i];
+	m->offset = d->start;
+	m->raw = raw;
+	m->len = len;
+	nexus_parse(d, m);
+	if (m->valid)
+		nexus_timestamp(d, m);
+	d->stats.messages++;
+	if (!m->valid)
+		d->stats.invalid++;
+	ret = d->cb ? d->cb(m, d->priv) : 0;
 
-		mseo = b & NEXUS_MSEO_MASK;
-		if (d->sync) {
+	/* back to all zero: what nexus_parse() and nexus_timestamp() may set */
+	while (m->nfields)
+		m->field[--m->nfields] = 0;
+	m->fixed[0] = m->fixed[1] = 0;
+	m->dq.tag = m->dq.data = m->dq.channel = m->dq.width = 0;
+	m->ict.cksrc = m->ict.ckdf = 0;
+	m->ict.ckdata[0] = m->ict.ckdata[1] = 0;
+	m->tcode = m->src = m->nfixed = m->nfields = 0;
+	m->known = m->valid = m->has_ts = m->full_ts = m->ts_valid = false;
+	m->ts_field = m->timestamp = 0;
+	return ret;
+}
+
+/* One byte the slow way: inside a message that started in an earlier buffer, resyncing */
+static int nexus_byte(struct nexus_decoder *d, uint8_t b)
+{
+	unsigned int mseo = b & NEXUS_MSEO_MASK;
+	int ret;
+
+	if (d->sync) {
+		d->stats.skipped++;
+		d->sync = mseo != NEXUS_MSEO_END_MSG;
+		return 0;
+	}
+	if (!d->len && !d->overlong) {
+		if (!b) {
+			d->stats.padding++;
+			return 0;
+		}
+		if (mseo != NEXUS_MSEO_NORMAL) {
+			/* the end of a field: we are inside a message */
 			d->stats.skipped++;
 			d->sync = mseo != NEXUS_MSEO_END_MSG;
-			continue;
+			return 0;
 		}
-		if (!d->len && !d->overlong) {
-			if (!b) {
-				d->stats.padding++;
-				continue;
-			}
-			if (mseo != NEXUS_MSEO_NORMAL) {
-				/* the end of a field: we are inside a message */
-				d->stats.skipped++;
-				d->sync = mseo != NEXUS_MSEO_END_MSG;
-				continue;
-			}
-			d->start = d->pos;
-		}
-		if (d->len < NEXUS_MAX_MSG_BYTES)
-			d->msg[d->len++] = b;
-		else
-			d->overlong = true;
-		if (mseo != NEXUS_MSEO_END_MSG)
-			continue;
-		if (d->overlong) {
-			d->stats.skipped += d->len + 1;
-			d->stats.invalid++;
-			d->len = 0;
-			d->overlong = false;
-			continue;
-		}
-		ret = nexus_deliver(d);
+		d->start = d->pos;
+	}
+	if (d->len < NEXUS_MAX_MSG_BYTES)
+		d->msg[d->len++] = b;
+	else
+		d->overlong = true;
+	if (mseo != NEXUS_MSEO_END_MSG)
+		return 0;
+	if (d->overlong) {
+		d->stats.skipped += d->len + 1;
+		d->stats.invalid++;
 		d->len = 0;
-		if (ret) {
+		d->overlong = false;
+		return 0;
+	}
+	ret = nexus_deliver(d, d->msg, d->len);
+	d->len = 0;
+	return ret;
+}
+
+/* The end of the message at @p (72 bytes readable): NULL if it has more than 64 bytes */
+static inline const uint8_t *nexus_msg_end(const uint8_t *p)
+{
+	uint64_t x, ends;
+	unsigned int i;
+
+	for (i = 0; i < NEXUS_MAX_MSG_BYTES; i += 8) {
+		x = load64(p + i);
+		ends = x & x >> 1 & ONES;
+		if (ends)
+			return p + i + __builtin_ctzll(ends) / 8 + 1;
+	}
+	return NULL;
+}
+
+/*
+ * The bytes between messages go one at a time through nexus_byte(), and
+ * so does a message that does not end in this buffer or is too long; a
+ * complete message is parsed where it is, without a copy.
+ */
+int nexus_decode(struct nexus_decoder *d, const void *buf, size_t len)
+{
+	const uint8_t *p = buf, *end = p + len, *q;
+	int ret;
+
+	while (p < end) {
+		if (d->sync || d->len || d->overlong || (*p & NEXUS_MSEO_MASK) || !*p) {
+			ret = nexus_byte(d, *p++);
 			d->pos++;
-			return ret;
+			if (ret)
+				return ret;
+			continue;
 		}
+		q = end - p >= NEXUS_MAX_MSG_BYTES + 8 ? nexus_msg_end(p) : NULL;
+		if (!q) {
+			/* near the end of the buffer, or too long */
+			ret = nexus_byte(d, *p++);
+			d->pos++;
+			if (ret)
+				return ret;
+			continue;
+		}
+		d->start = d->pos;
+		d->pos += q - p;
+		ret = nexus_deliver(d, p, q - p);
+		p = q;
+		if (ret)
+			return ret;
 	}
 	return 0;
 }

@@ -1,10 +1,13 @@
 #!/bin/bash
 # run-vm.sh - run one command in a throw-away VM and pass its exit status on.
 #
-# Usage: tools/vm/run-vm.sh [--timeout S] [--append ARGS] -- CMD [ARG...]
+# Usage: tools/vm/run-vm.sh [--timeout S] [--append ARGS] [--dir DIR] [--quiet] -- CMD [ARG...]
 #   --timeout S    give up after S seconds (default 300)
 #   --append ARGS  more kernel command line, e.g. loglevel=8 to see every
 #                  kernel message (the default shows warnings and worse)
+#   --dir DIR      the VM's work directory (default .build/vm; $VM_DIR):
+#                  several VMs with their own directories can run at once
+#   --quiet        do not show the console as it grows (it is still kept)
 #
 # The VM: the Debian kernel that `make deps` extracted into $CACHE, booted by
 # qemu-system-x86_64 (TCG, 2 CPUs, 1 GiB, serial console) from a busybox
@@ -20,7 +23,7 @@
 # CMD runs as root in / with stdin from /dev/null; words are passed as
 # they are (use `sh -c '...'` for shell syntax). debugfs is mounted.
 #
-# The console is shown and kept in .build/vm/console.log. Exit status: CMD's;
+# The console is shown and kept in DIR/console.log. Exit status: CMD's;
 # 124 if the guest printed no exit marker (timeout, panic); 125 if the kernel
 # logged a problem (see KERNEL_PROBLEM) or the VM could not be set up.
 #
@@ -33,10 +36,7 @@ CACHE=${CACHE:-/var/cache/socpmu}
 KVER=${KVER:-$("$here/kver.sh")}
 PATH=$PATH:/usr/sbin:/sbin # depmod
 
-vmdir=$top/.build/vm
-stage=$vmdir/root
-initrd=$vmdir/initramfs.cpio
-log=$vmdir/console.log
+vmdir=${VM_DIR:-$top/.build/vm}
 image=$CACHE/linux-image-$KVER
 vmlinuz=$image/boot/vmlinuz-$KVER
 busybox=/bin/busybox
@@ -53,7 +53,7 @@ GRACE=60
 CMDLINE="console=ttyS0 panic=-1 printk.time=1 loglevel=5 sysctl.kernel.hung_task_timeout_secs=30"
 
 usage() {
-	sed -n '3,8s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '3,11s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 125
 }
 fail() {
@@ -63,15 +63,21 @@ die() { fail "$@"; exit 125; }
 
 timeout_s=300
 append=
+quiet=
 while (($#)); do
 	case $1 in
 	--timeout) timeout_s=${2:?}; shift 2 ;;
 	--append) append=${2:?}; shift 2 ;;
+	--dir) vmdir=${2:?}; shift 2 ;;
+	--quiet) quiet=1; shift ;;
 	--) shift; break ;;
 	*) usage ;;
 	esac
 done
 (($#)) || usage
+stage=$vmdir/root
+initrd=$vmdir/initramfs.cpio
+log=$vmdir/console.log
 
 [[ -n $KVER ]] || die "no /usr/src/linux-headers-6.12.*-amd64: run 'make deps'"
 [[ -f $vmlinuz ]] || die "$vmlinuz is missing: run 'make deps'"
@@ -177,9 +183,13 @@ boot() {
 		-kernel "$vmlinuz" -initrd "$initrd" -append "$CMDLINE $append" \
 		</dev/null >"$log" 2>&1 &
 	qemu_pid=$!
-	tail -s 0.2 -n +1 -f --pid="$qemu_pid" "$log" &
-	tail_pid=$!
-	trap 'kill "$qemu_pid" "$tail_pid" 2>/dev/null || true' EXIT
+	if [[ -z $quiet ]]; then
+		tail -s 0.2 -n +1 -f --pid="$qemu_pid" "$log" &
+		tail_pid=$!
+	else
+		tail_pid=
+	fi
+	trap 'kill "$qemu_pid" $tail_pid 2>/dev/null || true' EXIT
 
 	end=$((SECONDS + timeout_s)) grace_end='' stopped=''
 	while kill -0 "$qemu_pid" 2>/dev/null; do
@@ -198,7 +208,7 @@ boot() {
 	done
 	qemu_rc=0
 	wait "$qemu_pid" || qemu_rc=$?
-	wait "$tail_pid" || true
+	[[ -z $tail_pid ]] || wait "$tail_pid" || true
 
 	console=$(tr -d '\r' <"$log")
 	problems=$(grep -E "$KERNEL_PROBLEM" <<<"$console" | head -n 20) || true

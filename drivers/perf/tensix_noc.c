@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Tensix NOC bridge: the Tensix tiles of a Tenstorrent PCIe card, one
+ * regmap per tile, for tensix_pmu.
+ *
+ * From the host a tile's debug registers (0xFFB12000 in the tile) are
+ * reachable only over the card's NOC: a TLB window in BAR0 is programmed
+ * with (x, y, NOC address) and accesses through the window reach that tile.
+ * The bridge owns one 2 MiB window (see include/socpmu/tt_noc.h) and, under
+ * a raw spinlock, programs it and accesses the tile for every register
+ * access: perf calls in with interrupts off, and whatever happened to the
+ * window in between (a chip reset, say), an access never goes through a
+ * window that points elsewhere.
+ *
+ * The card comes in one of two ways, both ending in tt_noc_bridge_probe():
+ *  - an auxiliary device "<provider>.tensix_noc" (struct tt_noc_card): tt-kmd
+ *    with tools/tt-kmd/patches exports one per chip, and so does the
+ *    simulator's "ttcard" model;
+ *  - the PCI device itself (1e52:401e Wormhole, 1e52:b140 Blackhole) when
+ *    tt-kmd is not loaded and the module is loaded with pci=1.
+ * Each bridge registers an auxiliary device "tensix_noc.tiles"
+ * (struct tensix_tiles) that tensix_pmu turns into one PMU per chip.
+ */
+#define pr_fmt(fmt) "tensix_noc: " fmt
+
+#include <linux/auxiliary_bus.h>
+#include <linux/bitops.h>
+#include <linux/device.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/regmap.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/units.h>
+
+#include <socpmu/tensix_regs.h>
+#include <socpmu/tt_noc.h>
+
+static unsigned int harvest[8];
+static int nr_harvest;
+module_param_array(harvest, uint, &nr_harvest, 0444);
+MODULE_PARM_DESC(harvest,
+		 "Harvesting mask of each card, in probe order, for providers that do not know it");
+
+static bool pci;
+module_param(pci, bool, 0444);
+MODULE_PARM_DESC(pci, "Bind Tenstorrent PCI devices directly (only without tt-kmd)");
+
+static unsigned int pci_clock_mhz = 1000;
+module_param(pci_clock_mhz, uint, 0444);
+MODULE_PARM_DESC(pci_clock_mhz, "Tensix clock (AICLK) of directly bound cards, MHz");
+
+static atomic_t tt_noc_cards = ATOMIC_INIT(0);
+
+/**
+ * struct tt_noc_arch_info - what differs between the chips
+ * @name: identifier
+ * @cfg_size: bytes per TLB config register
+ * @x_end: bit of x_end in the config register of a 2 MiB window
+ * @ordering: bit of the ordering field
+ * @tlb: the bridge's window
+ * @win_base: BAR0 offset of the bridge's window
+ * @tx: NOC x of the Tensix columns
+ * @ty: NOC y of the Tensix rows
+ * @nx: number of Tensix columns
+ * @ny: number of Tensix rows
+ * @harvest_rows: harvesting removes rows (else columns)
+ * @hv: NOC row or column of each harvesting mask bit
+ * @nhv: number of harvesting bits
+ */
+struct tt_noc_arch_info {
+	const char *name;
+	unsigned int cfg_size;
+	unsigned int x_end;
+	unsigned int ordering;
+	unsigned int tlb;
+	unsigned int win_base;
+	u8 tx[14];
+	u8 ty[10];
+	unsigned int nx, ny;
+	bool harvest_rows;
+	u8 hv[14];
+	unsigned int nhv;
+};
+
+static const struct tt_noc_arch_info tt_noc_archs[TT_NOC_NR_ARCHS] = {
+	[TT_NOC_WORMHOLE] = {
+		.name = "wormhole",
+		.cfg_size = TT_WH_TLB_CFG_SIZE,
+		.x_end = TT_WH_TLB_X_END,
+		.ordering = TT_WH_TLB_ORDERING,
+		.tlb = TT_WH_BRIDGE_TLB,
+		.win_base = TT_WH_TLB_2M_BASE +
+			    (TT_WH_BRIDGE_TLB - TT_WH_TLB_1M_COUNT) * TT_NOC_WIN_SIZE,
+		.tx = TT_WH_TENSIX_X, .nx = 8,
+		.ty = TT_WH_TENSIX_Y, .ny = 10,
+		.harvest_rows = true,
+		.hv = TT_WH_HARVEST_ROWS, .nhv = 10,
+	},
+	[TT_NOC_BLACKHOLE] = {
+		.name = "blackhole",
+		.cfg_size = TT_BH_TLB_CFG_SIZE,
+		.x_end = TT_BH_TLB_X_END,
+		.ordering = TT_BH_TLB_ORDERING,
+		.tlb = TT_BH_BRIDGE_TLB,
+		.win_base = TT_BH_BRIDGE_TLB * TT_NOC_WIN_SIZE,
+		.tx = TT_BH_TENSIX_X, .nx = 14,
+		.ty = TT_BH_TENSIX_Y, .ny = 10,
+		.harvest_rows = false,
+		.hv = TT_BH_HARVEST_COLS, .nhv = 14,
+	},
+};
+
+struct tt_noc_bridge;
+
+/* One tile: the context of its regmap */
+struct tt_noc_tile {
+	struct tt_noc_bridge *br;
+	u8 x, y;
+};
+
+/**
+ * struct tt_noc_bridge - one card
+ * @dev: the device the bridge lives on (auxiliary or PCI device)
+ * @bar0: BAR0 registers
+ * @info: the chip
+ * @tlb: the window used (the provider's reservation)
+ * @win_base: BAR0 offset of that window
+ * @lock: makes "program the window, access through it" atomic; raw because
+ *	perf calls in with interrupts off
+ * @tiles: the tile contexts
+ * @out: the auxiliary device for tensix_pmu (freed by its release)
+ */
+struct tt_noc_bridge {
+	struct device *dev;
+	struct regmap *bar0;
+	const struct tt_noc_arch_info *info;
+	unsigned int tlb;
+	unsigned int win_base;
+	raw_spinlock_t lock;	/* serialises the window */
+	struct tt_noc_tile *tiles;
+	struct tensix_tiles *out;
+};
+
+/* Set @width bits at @shift of the little-endian multi-word value @w */
+static void tt_noc_set_bits(u32 *w, unsigned int shift, unsigned int width, u64 val)
+{
+	unsigned int i;
+
+	for (i = 0; i < width; i++)
+		if (val & BIT_ULL(i))
+			w[(shift + i) / 32] |= BIT((shift + i) % 32);
+}
+
+/* Point the bridge's window at @addr (2 MiB aligned) of tile (@x, @y) */
+static void tt_noc_program(struct tt_noc_bridge *br, unsigned int x, unsigned int y, u64 addr)
+{
+	const struct tt_noc_arch_info *info = br->info;
+	unsigned int reg = TT_NOC_TLB_CFG_BASE + br->tlb * info->cfg_size, i;
+	u32 w[3] = { };
+
+	tt_noc_set_bits(w, 0, info->x_end, addr >> TT_NOC_WIN_SHIFT);
+	tt_noc_set_bits(w, info->x_end, TT_NOC_COORD_BITS, x);
+	tt_noc_set_bits(w, info->x_end + TT_NOC_COORD_BITS, TT_NOC_COORD_BITS, y);
+	/* x_start/y_start stay 0: unicast; noc 0 */
+	tt_noc_set_bits(w, info->ordering, 2, TT_NOC_ORDERING_STRICT);
+	for (i = 0; i < info->cfg_size / 4; i++)
+		regmap_write(br->bar0, reg + 4 * i, w[i]);
+}
+
+/* The window offset of tile register @reg */
+static unsigned int tt_noc_win_off(unsigned int reg)
+{
+	return (TT_TENSIX_DEBUG_REGS + reg) & (TT_NOC_WIN_SIZE - 1);
+}
+
+static u64 tt_noc_win_addr(unsigned int reg)
+{
+	return (TT_TENSIX_DEBUG_REGS + reg) & ~(u64)(TT_NOC_WIN_SIZE - 1);
+}
+
+/* regmap bus of a tile: program the window and go through it, atomically */
+static int tt_noc_tile_read(void *context, unsigned int reg, unsigned int *val)
+{
+	struct tt_noc_tile *t = context;
+	struct tt_noc_bridge *br = t->br;
+	unsigned long flags;
+	int ret;
+
+	raw_spin_lock_irqsave(&br->lock, flags);
+	tt_noc_program(br, t->x, t->y, tt_noc_win_addr(reg));
+	ret = regmap_read(br->bar0, br->win_base + tt_noc_win_off(reg), val);
+	raw_spin_unlock_irqrestore(&br->lock, flags);
+	return ret;
+}
+
+static int tt_noc_tile_write(void *context, unsigned int reg, unsigned int val)
+{
+	struct tt_noc_tile *t = context;
+	struct tt_noc_bridge *br = t->br;
+	unsigned long flags;
+	int ret;
+
+	raw_spin_lock_irqsave(&br->lock, flags);
+	tt_noc_program(br, t->x, t->y, tt_noc_win_addr(reg));
+	ret = regmap_write(br->bar0, br->win_base + tt_noc_win_off(reg), val);
+	raw_spin_unlock_irqrestore(&br->lock, flags);
+	return ret;
+}
+
+static bool tt_noc_harvested(const struct tt_noc_arch_info *info, u32 mask,
+			     unsigned int x, unsigned int y)
+{
+	unsigned int i;
+
+	for (i = 0; i < info->nhv; i++)
+		if ((mask & BIT(i)) && info->hv[i] == (info->harvest_rows ? y : x))
+			return true;
+	return false;
+}
+
+static void tt_noc_tiles_release(struct device *dev)
+{
+	struct tensix_tiles *out = container_of(dev, struct tensix_tiles, adev.dev);
+
+	kfree(out->map);
+	kfree(out->x);
+	kfree(out->y);
+	kfree(out);
+}
+
+/* The regmaps are the bridge's: tensix_pmu is unbound before they go */
+static struct tensix_tiles *tt_noc_tiles_alloc(unsigned int max)
+{
+	struct tensix_tiles *out = kzalloc(sizeof(*out), GFP_KERNEL);
+
+	if (!out)
+		return NULL;
+	out->map = kcalloc(max, sizeof(*out->map), GFP_KERNEL);
+	out->x = kcalloc(max, 1, GFP_KERNEL);
+	out->y = kcalloc(max, 1, GFP_KERNEL);
+	if (out->map && out->x && out->y)
+		return out;
+	kfree(out->map);
+	kfree(out->x);
+	kfree(out->y);
+	kfree(out);
+	return NULL;
+}
+
+static void tt_noc_tiles_put(void *data)
+{
+	auxiliary_device_uninit(data);
+}
+
+/* Unbinds tensix_pmu before the regmaps go */
+static void tt_noc_tiles_del(void *data)
+{
+	auxiliary_device_delete(data);
+}
+
+/**
+ * tt_noc_bridge_probe() - set up the bridge of one card
+ * @dev: the device the bridge's resources belong to (device-managed)
+ * @bar0: BAR0 register access, usable in atomic context
+ * @arch: enum tt_noc_arch
+ * @tlb: the window reserved for the bridge
+ * @hmask: harvesting mask
+ * @clock_hz: Tensix clock
+ *
+ * Enumerates the Tensix tiles that harvesting left, one regmap each (in NOC
+ * order: by row, then column), and registers the "tensix_noc.tiles"
+ * auxiliary device for tensix_pmu.
+ *
+ * Return: 0 or a negative errno.
+ */
+static int tt_noc_bridge_probe(struct device *dev, struct regmap *bar0, u32 arch,
+			       u32 tlb, u32 hmask, u64 clock_hz)
+{
+	const struct tt_noc_arch_info *info;
+	struct tt_noc_bridge *br;
+	struct auxiliary_device *adev;
+	struct tensix_tiles *out;
+	unsigned int ix, iy, n = 0;
+	int ret;
+
+	if (arch >= TT_NOC_NR_ARCHS)
+		return dev_err_probe(dev, -EINVAL, "unknown chip %u\n", arch);
+	info = &tt_noc_archs[arch];
+	if (tlb != info->tlb)
+		return dev_err_probe(dev, -EINVAL, "window %u is not the bridge's (%u)\n",
+				     tlb, info->tlb);
+	if (hmask >= BIT(info->nhv) || hweight32(hmask) >= info->nhv)
+		return dev_err_probe(dev, -EINVAL, "bad harvesting mask 0x%x\n", hmask);
+	if (!clock_hz)
+		return dev_err_probe(dev, -EINVAL, "no Tensix clock\n");
+
+	br = devm_kzalloc(dev, sizeof(*br), GFP_KERNEL);
+	if (!br)
+		return -ENOMEM;
+	br->dev = dev;
+	br->bar0 = bar0;
+	br->info = info;
+	br->tlb = tlb;
+	br->win_base = info->win_base;
+	raw_spin_lock_init(&br->lock);
+	br->tiles = devm_kcalloc(dev, info->nx * info->ny, sizeof(*br->tiles), GFP_KERNEL);
+	if (!br->tiles)
+		return -ENOMEM;
+	out = tt_noc_tiles_alloc(info->nx * info->ny);
+	if (!out)
+		return -ENOMEM;
+	adev = &out->adev;
+	adev->name = "tiles";
+	adev->id = atomic_inc_return(&tt_noc_cards) - 1;
+	adev->dev.parent = dev;
+	adev->dev.release = tt_noc_tiles_release;
+	ret = auxiliary_device_init(adev);
+	if (ret) {
+		tt_noc_tiles_release(&adev->dev);
+		return ret;
+	}
+	/* From here on, put_device() frees @out */
+	ret = devm_add_action_or_reset(dev, tt_noc_tiles_put, adev);
+	if (ret)
+		return ret;
+
+	for (iy = 0; iy < info->ny; iy++) {
+		for (ix = 0; ix < info->nx; ix++) {
+			struct tt_noc_tile *t = &br->tiles[n];
+			char name[16];
+			const struct regmap_config cfg = {
+				.name = name,
+				.reg_bits = 32,
+				.val_bits = 32,
+				.reg_stride = 4,
+				.max_register = TENSIX_REG_SPAN - 4,
+				.reg_read = tt_noc_tile_read,
+				.reg_write = tt_noc_tile_write,
+				/*
+				 * Its own lock too (raw: perf calls in with IRQs
+				 * off), so that regmap debugfs exists
+				 */
+				.fast_io = true,
+				.use_raw_spinlock = true,
+				.cache_type = REGCACHE_NONE,
+			};
+			struct regmap *map;
+
+			if (tt_noc_harvested(info, hmask, info->tx[ix], info->ty[iy]))
+				continue;
+			t->br = br;
+			t->x = info->tx[ix];
+			t->y = info->ty[iy];
+			snprintf(name, sizeof(name), "tile-%u-%u", t->x, t->y);
+			map = devm_regmap_init(dev, NULL, t, &cfg);
+			if (IS_ERR(map))
+				return PTR_ERR(map);
+			out->map[n] = map;
+			out->x[n] = t->x;
+			out->y[n] = t->y;
+			n++;
+		}
+	}
+
+	out->arch = arch;
+	out->clock_hz = clock_hz;
+	out->nr = n;
+	br->out = out;
+	ret = auxiliary_device_add(adev);
+	if (ret)
+		return ret;
+	ret = devm_add_action_or_reset(dev, tt_noc_tiles_del, adev);
+	if (ret)
+		return ret;
+	dev_info(dev, "%s: %u Tensix tiles (harvesting 0x%x), window %u\n",
+		 info->name, n, hmask, tlb);
+	return 0;
+}
+
+/* The harvesting mask a provider did not know: the harvest= parameter */
+static int tt_noc_param_harvest(struct device *dev, u32 *mask)
+{
+	static atomic_t next = ATOMIC_INIT(0);
+	int i = atomic_inc_return(&next) - 1;
+
+	if (i >= nr_harvest)
+		return dev_err_probe(dev, -ENODEV,
+				     "harvesting unknown: load tensix_noc with harvest=<mask>,...\n");
+	*mask = harvest[i];
+	return 0;
+}
+
+/* (a) auxiliary device of a card provider */
+
+static int tt_noc_aux_probe(struct auxiliary_device *adev,
+			    const struct auxiliary_device_id *id)
+{
+	struct tt_noc_card *card = container_of(adev, struct tt_noc_card, adev);
+	u32 mask = card->harvest;
+	int ret;
+
+	if (!card->harvest_known) {
+		ret = tt_noc_param_harvest(&adev->dev, &mask);
+		if (ret)
+			return ret;
+	}
+	return tt_noc_bridge_probe(&adev->dev, card->bar0, card->arch, card->tlb, mask,
+				   card->clock_hz);
+}
+
+static const struct auxiliary_device_id tt_noc_aux_ids[] = {
+	{ .name = "tenstorrent.tensix_noc" },
+	{ .name = "socpmu_sim.tensix_noc" },
+	{ }
+};
+MODULE_DEVICE_TABLE(auxiliary, tt_noc_aux_ids);
+
+static struct auxiliary_driver tt_noc_aux_driver = {
+	.name = "card",
+	.probe = tt_noc_aux_probe,
+	.id_table = tt_noc_aux_ids,
+};
+
+/* (b) the PCI device itself, when tt-kmd does not own it */
+
+/* BAR0 of a directly bound card: the window and the TLB config registers */
+struct tt_noc_pci_bar0 {
+	void __iomem *win;
+	void __iomem *tlb_regs;
+	unsigned int win_base;
+};
+
+static void __iomem *tt_noc_pci_addr(struct tt_noc_pci_bar0 *b, unsigned int reg)
+{
+	if (reg - b->win_base < TT_NOC_WIN_SIZE)
+		return b->win + (reg - b->win_base);
+	if (reg - TT_NOC_TLB_CFG_BASE < TT_NOC_TLB_CFG_SPAN)
+		return b->tlb_regs + (reg - TT_NOC_TLB_CFG_BASE);
+	return NULL;
+}
+
+static int tt_noc_pci_read(void *context, unsigned int reg, unsigned int *val)
+{
+	void __iomem *addr = tt_noc_pci_addr(context, reg);
+
+	if (!addr)
+		return -EINVAL;
+	*val = ioread32(addr);
+	return 0;
+}
+
+static int tt_noc_pci_write(void *context, unsigned int reg, unsigned int val)
+{
+	void __iomem *addr = tt_noc_pci_addr(context, reg);
+
+	if (!addr)
+		return -EINVAL;
+	iowrite32(val, addr);
+	return 0;
+}
+
+static int tt_noc_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	const struct regmap_config cfg = {
+		.reg_bits = 32,
+		.val_bits = 32,
+		.reg_stride = 4,
+		.max_register = TT_NOC_BAR0_SIZE - 4,
+		.reg_read = tt_noc_pci_read,
+		.reg_write = tt_noc_pci_write,
+		.fast_io = true,
+		.disable_locking = true,	/* the window lock */
+		.cache_type = REGCACHE_NONE,
+	};
+	const struct tt_noc_arch_info *info = &tt_noc_archs[id->driver_data];
+	struct device *dev = &pdev->dev;
+	struct tt_noc_pci_bar0 *b;
+	struct regmap *bar0;
+	u32 mask;
+	int ret;
+
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+	if (pci_resource_len(pdev, 0) < TT_NOC_BAR0_SIZE)
+		return dev_err_probe(dev, -ENODEV, "BAR0 too small\n");
+	ret = tt_noc_param_harvest(dev, &mask);
+	if (ret)
+		return ret;
+	b = devm_kzalloc(dev, sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	/* Only what the bridge uses, uncached, like tt-kmd's own window */
+	b->win_base = info->win_base;
+	b->win = pcim_iomap_range(pdev, 0, info->win_base, TT_NOC_WIN_SIZE);
+	b->tlb_regs = pcim_iomap_range(pdev, 0, TT_NOC_TLB_CFG_BASE, TT_NOC_TLB_CFG_SPAN);
+	if (IS_ERR(b->win) || IS_ERR(b->tlb_regs))
+		return dev_err_probe(dev, -ENOMEM, "cannot map BAR0\n");
+	bar0 = devm_regmap_init(dev, NULL, b, &cfg);
+	if (IS_ERR(bar0))
+		return PTR_ERR(bar0);
+	return tt_noc_bridge_probe(dev, bar0, id->driver_data, info->tlb, mask,
+				   (u64)pci_clock_mhz * HZ_PER_MHZ);
+}
+
+/* No MODULE_DEVICE_TABLE: loading must not race tt-kmd for the card */
+static const struct pci_device_id tt_noc_pci_ids[] = {
+	{ PCI_DEVICE(TT_PCI_VENDOR, TT_PCI_DEVICE_WORMHOLE), .driver_data = TT_NOC_WORMHOLE },
+	{ PCI_DEVICE(TT_PCI_VENDOR, TT_PCI_DEVICE_BLACKHOLE), .driver_data = TT_NOC_BLACKHOLE },
+	{ }
+};
+
+static struct pci_driver tt_noc_pci_driver = {
+	.name = "tensix_noc",
+	.id_table = tt_noc_pci_ids,
+	.probe = tt_noc_pci_probe,
+};
+
+static int __init tt_noc_init(void)
+{
+	int ret;
+
+	ret = auxiliary_driver_register(&tt_noc_aux_driver);
+	if (ret || !pci)
+		return ret;
+	ret = pci_register_driver(&tt_noc_pci_driver);
+	if (ret)
+		auxiliary_driver_unregister(&tt_noc_aux_driver);
+	return ret;
+}
+module_init(tt_noc_init);
+
+static void __exit tt_noc_exit(void)
+{
+	if (pci)
+		pci_unregister_driver(&tt_noc_pci_driver);
+	auxiliary_driver_unregister(&tt_noc_aux_driver);
+}
+module_exit(tt_noc_exit);
+
+MODULE_DESCRIPTION("Tensix NOC bridge: Tensix tile registers of Tenstorrent PCIe cards");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * socpmu simulator: a Tenstorrent PCIe card (one Wormhole or Blackhole chip)
+ * as the host sees it through BAR0.
+ *
+ * The register interface is BAR0 (include/socpmu/tt_noc.h has the facts):
+ *  - the TLB config registers at 0x1FC00000, 8 bytes per window on
+ *    Wormhole, 12 on Blackhole, read back as written;
+ *  - the TLB windows (Wormhole: 156 x 1 MiB, 10 x 2 MiB, 20 x 16 MiB;
+ *    Blackhole: 202 x 2 MiB). An access through a window goes to the NOC
+ *    address its config register gives (x_end, y_end, address prefix
+ *    followed by the offset in the window), decoded here with each window
+ *    kind's own field layout.
+ * Behind the NOC: the Tensix tiles of the chip's grid (Wormhole 8 x 10 of a
+ * 10 x 12 grid, Blackhole 14 x 10 of 17 x 12), each with the Tensix counter
+ * model of sim_tensix.c at 0xFFB12000. Tiles removed by the harvesting mask
+ * do not answer (reads return all ones) and every access to one is counted
+ * in debugfs "errors", as is any access the model does not have ("stray":
+ * other tiles, other addresses, multicast reads).
+ *
+ * The card is handed to the Tensix NOC bridge the way tt-kmd with
+ * tools/tt-kmd/patches hands over a real one: an auxiliary device
+ * "socpmu_sim.tensix_noc" (struct tt_noc_card) with BAR0 as a regmap, the
+ * reserved window, the harvesting mask and the clock.
+ *
+ * debugfs: "tiles" (model core, NOC x,y, harvested), inject/advance/workload
+ * of the counter model (cores numbered as in "tiles"), "errors", and
+ * "user_tlb", which plays a user space program using its own windows.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": ttcard: " fmt
+
+#include <linux/auxiliary_bus.h>
+#include <linux/debugfs.h>
+#include <linux/device.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/regmap.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+#include <linux/units.h>
+
+#include <socpmu/tensix_regs.h>
+#include <socpmu/tt_noc.h>
+
+#include "sim.h"
+
+static const char *const ttcard_archs[] = { "wormhole", "blackhole" };
+
+/* A kind of TLB window: nr windows of 1 << shift bytes from BAR0 @base */
+struct ttcard_kind {
+	unsigned int first;	/* index of the first window */
+	unsigned int nr;
+	unsigned int base;
+	unsigned int shift;
+	unsigned int x_end;	/* bit of x_end in the config register */
+};
+
+struct ttcard_arch {
+	unsigned int grid_x, grid_y;
+	u8 tx[14], ty[10];
+	unsigned int nx, ny;
+	bool harvest_rows;
+	u8 hv[14];
+	unsigned int nhv;
+	unsigned int cfg_size;
+	unsigned int nwin;
+	unsigned int noc_bits;	/* width of the NOC select, before mcast */
+	unsigned int nkinds;
+	struct ttcard_kind kind[3];
+	unsigned int reserved[2];	/* tt-kmd's window and the bridge's */
+};
+
+static const struct ttcard_arch ttcard_arch_info[] = {
+	{	/* Wormhole: address prefix in the bits below x_end (36 - shift) */
+		.grid_x = TT_WH_GRID_X, .grid_y = TT_WH_GRID_Y,
+		.tx = TT_WH_TENSIX_X, .nx = 8,
+		.ty = TT_WH_TENSIX_Y, .ny = 10,
+		.harvest_rows = true,
+		.hv = TT_WH_HARVEST_ROWS, .nhv = 10,
+		.cfg_size = TT_WH_TLB_CFG_SIZE,
+		.nwin = TT_WH_TLB_COUNT,
+		.noc_bits = 1,
+		.nkinds = 3,
+		.kind = {
+			{ 0, TT_WH_TLB_1M_COUNT, 0, 20, 16 },
+			{ TT_WH_TLB_1M_COUNT, TT_WH_TLB_2M_COUNT, TT_WH_TLB_2M_BASE, 21, 15 },
+			{ TT_WH_TLB_1M_COUNT + TT_WH_TLB_2M_COUNT, TT_WH_TLB_16M_COUNT,
+			  TT_WH_TLB_16M_BASE, 24, 12 },
+		},
+		.reserved = { TT_WH_KMD_TLB, TT_WH_BRIDGE_TLB },
+	},
+	{	/* Blackhole: 43-bit address prefix, then x_end */
+		.grid_x = TT_BH_GRID_X, .grid_y = TT_BH_GRID_Y,
+		.tx = TT_BH_TENSIX_X, .nx = 14,
+		.ty = TT_BH_TENSIX_Y, .ny = 10,
+		.harvest_rows = false,
+		.hv = TT_BH_HARVEST_COLS, .nhv = 14,
+		.cfg_size = TT_BH_TLB_CFG_SIZE,
+		.nwin = TT_BH_TLB_2M_COUNT,
+		.noc_bits = 2,
+		.nkinds = 1,
+		.kind = { { 0, TT_BH_TLB_2M_COUNT, 0, 21, 43 } },
+		.reserved = { TT_BH_KMD_TLB, TT_BH_BRIDGE_TLB },
+	},
+};
+
+#define TTCARD_MAX_WINDOWS	TT_BH_TLB_2M_COUNT
+
+struct ttcard_cfg {
+	unsigned int arch;
+	unsigned int harvest;
+	unsigned int harvest_known;
+	unsigned int clock_mhz;
+};
+
+/**
+ * struct ttcard - one simulated card
+ * @lock: protects @tlb
+ * @a: the chip
+ * @tlb: config register words of every window
+ * @ntiles: Tensix tiles of the grid, harvested ones included
+ * @tx: NOC x of each tile (model core)
+ * @ty: NOC y of each tile
+ * @harvested: the tile is harvested
+ * @tile_at: model core at NOC (x, y), or -1
+ * @bad_harvested: accesses to harvested tiles
+ * @bad_stray: accesses the model does not have
+ * @ts: the Tensix counter model, one core per tile
+ */
+struct ttcard {
+	raw_spinlock_t lock;	/* the TLB config registers */
+	const struct ttcard_arch *a;
+	u32 tlb[TTCARD_MAX_WINDOWS][3];
+	unsigned int ntiles;
+	u8 tx[TT_NOC_MAX_TILES];
+	u8 ty[TT_NOC_MAX_TILES];
+	bool harvested[TT_NOC_MAX_TILES];
+	s16 tile_at[TT_BH_GRID_X][TT_BH_GRID_Y];
+	atomic64_t bad_harvested;
+	atomic64_t bad_stray;
+	struct tensix_sim *ts;
+};
+
+/* @width bits at bit @shift of the multi-word register @w */
+static u64 ttcard_bits(const u32 *w, unsigned int shift, unsigned int width)
+{
+	u64 v = 0;
+	unsigned int i;
+
+	for (i = 0; i < width; i++)
+		if (w[(shift + i) / 32] & BIT((shift + i) % 32))
+			v |= BIT_ULL(i);
+	return v;
+}
+
+/* The window of BAR0 offset @reg: its kind, index and offset; false if none */
+static bool ttcard_window(const struct ttcard *tc, unsigned int reg,
+			  const struct ttcard_kind **kind, unsigned int *win,
+			  unsigned int *off)
+{
+	unsigned int k;
+
+	for (k = 0; k < tc->a->nkinds; k++) {
+		const struct ttcard_kind *kd = &tc->a->kind[k];
+		unsigned int n = (reg - kd->base) >> kd->shift;
+
+		if (reg >= kd->base && n < kd->nr) {
+			*kind = kd;
+			*win = kd->first + n;
+			*off = reg & (BIT(kd->shift) - 1);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Route an access through window @win of @kind to its NOC target */
+static void ttcard_noc(struct ttcard *tc, const struct ttcard_kind *kind,
+		       unsigned int win, unsigned int off, unsigned int *rval,
+		       unsigned int wval)
+{
+	unsigned int x, y, xe = kind->x_end;
+	unsigned long flags;
+	bool mcast;
+	u32 w[3];
+	u64 addr;
+	int t;
+
+	raw_spin_lock_irqsave(&tc->lock, flags);
+	memcpy(w, tc->tlb[win], sizeof(w));
+	raw_spin_unlock_irqrestore(&tc->lock, flags);
+
+	addr = ttcard_bits(w, 0, xe) << kind->shift | off;
+	x = ttcard_bits(w, xe, TT_NOC_COORD_BITS);
+	y = ttcard_bits(w, xe + TT_NOC_COORD_BITS, TT_NOC_COORD_BITS);
+	/* x_start, y_start, the NOC select, then mcast */
+	mcast = ttcard_bits(w, xe + 4 * TT_NOC_COORD_BITS + tc->a->noc_bits, 1);
+
+	t = x < tc->a->grid_x && y < tc->a->grid_y ? tc->tile_at[x][y] : -1;
+	if (rval)
+		*rval = U32_MAX;
+	if (t >= 0 && tc->harvested[t]) {
+		atomic64_inc(&tc->bad_harvested);
+		return;
+	}
+	if (t < 0 || mcast || addr < TT_TENSIX_DEBUG_REGS ||
+	    addr - TT_TENSIX_DEBUG_REGS >= TENSIX_REG_SPAN) {
+		atomic64_inc(&tc->bad_stray);
+		return;
+	}
+	if (rval)
+		tensix_sim_core_read(tc->ts, t, addr - TT_TENSIX_DEBUG_REGS, rval);
+	else
+		tensix_sim_core_write(tc->ts, t, addr - TT_TENSIX_DEBUG_REGS, wval);
+}
+
+/* BAR0 access: a TLB config register, a window, or nothing */
+static void ttcard_access(struct ttcard *tc, unsigned int reg, unsigned int *rval,
+			  unsigned int wval)
+{
+	const struct ttcard_kind *kind;
+	unsigned int win, off, cfg = reg - TT_NOC_TLB_CFG_BASE;
+	unsigned long flags;
+
+	if (reg >= TT_NOC_TLB_CFG_BASE && cfg / tc->a->cfg_size < tc->a->nwin) {
+		u32 *word = &tc->tlb[cfg / tc->a->cfg_size][(cfg % tc->a->cfg_size) / 4];
+
+		raw_spin_lock_irqsave(&tc->lock, flags);
+		if (rval)
+			*rval = *word;
+		else
+			*word = wval;
+		raw_spin_unlock_irqrestore(&tc->lock, flags);
+		return;
+	}
+	if (ttcard_window(tc, reg, &kind, &win, &off)) {
+		ttcard_noc(tc, kind, win, off, rval, wval);
+		return;
+	}
+	if (rval)
+		*rval = 0;
+	atomic64_inc(&tc->bad_stray);
+}
+
+static int ttcard_reg_read(void *model, unsigned int reg, unsigned int *val)
+{
+	ttcard_access(model, reg, val, 0);
+	return 0;
+}
+
+static int ttcard_reg_write(void *model, unsigned int reg, unsigned int val)
+{
+	ttcard_access(model, reg, NULL, val);
+	return 0;
+}
+
+/* debugfs "tiles": "<core> <x>,<y>[ harvested]" per tile */
+static int ttcard_tiles_show(struct seq_file *m, void *v)
+{
+	struct ttcard *tc = m->private;
+	unsigned int t;
+
+	for (t = 0; t < tc->ntiles; t++)
+		seq_printf(m, "%u %u,%u%s\n", t, tc->tx[t], tc->ty[t],
+			   tc->harvested[t] ? " harvested" : "");
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ttcard_tiles);
+
+static int ttcard_errors_show(struct seq_file *m, void *v)
+{
+	struct ttcard *tc = m->private;
+
+	seq_printf(m, "harvested %lld\nstray %lld\n",
+		   (s64)atomic64_read(&tc->bad_harvested),
+		   (s64)atomic64_read(&tc->bad_stray));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ttcard_errors);
+
+/*
+ * debugfs "user_tlb": "<window> <x> <y> <reps>" plays a user space program
+ * that tt-kmd gave window <window>: <reps> times it points the window at
+ * tile (x, y)'s L1 (address 0), then at its debug registers, and reads a
+ * counter through it. The windows of tt-kmd and of the bridge are refused
+ * (-EBUSY), as tt-kmd never hands them out.
+ */
+static ssize_t ttcard_user_tlb_write(struct file *file, const char __user *ubuf,
+				     size_t count, loff_t *ppos)
+{
+	char *cmd __free(kfree) = socpmu_sim_get_cmd(ubuf, count);
+	struct ttcard *tc = file->private_data;
+	const struct ttcard_arch *a = tc->a;
+	unsigned int win, x, y, reps, i, k, val, xe;
+	const struct ttcard_kind *kind = NULL;
+	unsigned long flags;
+	char *w[4];
+	u64 addr;
+
+	if (IS_ERR(cmd))
+		return PTR_ERR(cmd);
+	if (socpmu_sim_split(cmd, w, 4) ||
+	    socpmu_sim_parse_uint("window", w[0], 0, a->nwin - 1, &win) ||
+	    socpmu_sim_parse_uint("x", w[1], 0, a->grid_x - 1, &x) ||
+	    socpmu_sim_parse_uint("y", w[2], 0, a->grid_y - 1, &y) ||
+	    socpmu_sim_parse_uint("reps", w[3], 1, 10000000, &reps))
+		return -EINVAL;
+	if (win == a->reserved[0] || win == a->reserved[1]) {
+		pr_debug("user_tlb: window %u is reserved\n", win);
+		return -EBUSY;
+	}
+	for (k = 0; k < a->nkinds; k++)
+		if (win - a->kind[k].first < a->kind[k].nr)
+			kind = &a->kind[k];
+	xe = kind->x_end;
+	for (i = 0; i < 2 * reps; i++) {
+		u32 cfg[3] = { };
+		unsigned int j;
+
+		addr = i & 1 ? TT_TENSIX_DEBUG_REGS & ~(BIT_ULL(kind->shift) - 1) : 0;
+		cfg[0] = lower_32_bits(addr >> kind->shift);
+		for (j = 0; j < TT_NOC_COORD_BITS; j++) {
+			if (x & BIT(j))
+				cfg[(xe + j) / 32] |= BIT((xe + j) % 32);
+			if (y & BIT(j))
+				cfg[(xe + 6 + j) / 32] |= BIT((xe + 6 + j) % 32);
+		}
+		raw_spin_lock_irqsave(&tc->lock, flags);
+		memcpy(tc->tlb[win], cfg, a->cfg_size);
+		raw_spin_unlock_irqrestore(&tc->lock, flags);
+		if (!addr)
+			continue;	/* L1 is not modelled: only the programming */
+		ttcard_noc(tc, kind, win, (TT_TENSIX_DEBUG_REGS - addr) +
+			   TENSIX_PERF_CNT_OUT_L_FPU + TENSIX_REG_OUT_H, &val, 0);
+		cond_resched();
+	}
+	return count;
+}
+
+static const struct file_operations ttcard_user_tlb_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = ttcard_user_tlb_write,
+	.llseek = noop_llseek,
+};
+
+static void ttcard_debugfs_init(struct socpmu_sim_dev *sdev, struct dentry *dir)
+{
+	struct ttcard *tc = sdev->model;
+
+	tensix_sim_debugfs(tc->ts, dir);
+	debugfs_create_file("tiles", 0400, dir, tc, &ttcard_tiles_fops);
+	debugfs_create_file("errors", 0400, dir, tc, &ttcard_errors_fops);
+	debugfs_create_file("user_tlb", 0200, dir, tc, &ttcard_user_tlb_fops);
+}
+
+static void ttcard_cfg_init(void *data)
+{
+	struct ttcard_cfg *cfg = data;
+
+	cfg->harvest_known = 1;
+	cfg->clock_mhz = 1000;
+}
+
+static int ttcard_cfg_parse(void *data, const char *key, const char *val)
+{
+	struct ttcard_cfg *cfg = data;
+	int arch;
+
+	if (!strcmp(key, "arch")) {
+		arch = match_string(ttcard_archs, ARRAY_SIZE(ttcard_archs), val);
+		if (arch >= 0) {
+			cfg->arch = arch;
+			return 0;
+		}
+	} else if (!strcmp(key, "harvest")) {
+		return socpmu_sim_parse_uint(key, val, 0, BIT(14) - 1, &cfg->harvest);
+	} else if (!strcmp(key, "harvest_known")) {
+		return socpmu_sim_parse_uint(key, val, 0, 1, &cfg->harvest_known);
+	} else if (!strcmp(key, "clock_mhz")) {
+		return socpmu_sim_parse_uint(key, val, 1, 100000, &cfg->clock_mhz);
+	}
+	pr_debug("bad argument %s=%s\n", key, val);
+	return -EINVAL;
+}
+
+static int ttcard_cfg_show(const void *data, char *buf, int at)
+{
+	const struct ttcard_cfg *cfg = data;
+
+	return sysfs_emit_at(buf, at, " arch=%s harvest=0x%x harvest_known=%u clock_mhz=%u",
+			     ttcard_archs[cfg->arch], cfg->harvest, cfg->harvest_known,
+			     cfg->clock_mhz);
+}
+
+static void *ttcard_create(struct socpmu_sim_dev *sdev)
+{
+	const struct ttcard_cfg *cfg = sdev->cfg;
+	const struct ttcard_arch *a = &ttcard_arch_info[cfg->arch];
+	unsigned int ix, iy, i, t = 0;
+	struct ttcard *tc;
+
+	if (cfg->harvest >= BIT(a->nhv) || hweight32(cfg->harvest) >= a->nhv) {
+		pr_debug("harvest=0x%x: %u bits, not all set\n", cfg->harvest, a->nhv);
+		return ERR_PTR(-EINVAL);
+	}
+	tc = kzalloc(sizeof(*tc), GFP_KERNEL);
+	if (!tc)
+		return ERR_PTR(-ENOMEM);
+	raw_spin_lock_init(&tc->lock);
+	tc->a = a;
+	memset(tc->tile_at, 0xff, sizeof(tc->tile_at));
+	for (iy = 0; iy < a->ny; iy++) {
+		for (ix = 0; ix < a->nx; ix++, t++) {
+			tc->tx[t] = a->tx[ix];
+			tc->ty[t] = a->ty[iy];
+			tc->tile_at[a->tx[ix]][a->ty[iy]] = t;
+			for (i = 0; i < a->nhv; i++)
+				if ((cfg->harvest & BIT(i)) &&
+				    a->hv[i] == (a->harvest_rows ? a->ty[iy] : a->tx[ix]))
+					tc->harvested[t] = true;
+		}
+	}
+	tc->ntiles = t;
+	tc->ts = tensix_sim_new(t, cfg->arch, cfg->clock_mhz);
+	if (IS_ERR(tc->ts)) {
+		void *err = tc->ts;
+
+		kfree(tc);
+		return err;
+	}
+	sdev->max_register = TT_NOC_BAR0_SIZE - 4;
+	return tc;
+}
+
+static void ttcard_destroy(void *model)
+{
+	struct ttcard *tc = model;
+
+	tensix_sim_free(tc->ts);
+	kfree(tc);
+}
+
+static void ttcard_card_release(struct device *dev)
+{
+	kfree(container_of(dev, struct tt_noc_card, adev.dev));
+}
+
+static void ttcard_card_put(void *adev)
+{
+	auxiliary_device_uninit(adev);
+}
+
+static void ttcard_card_del(void *adev)
+{
+	auxiliary_device_delete(adev);
+}
+
+/* Hand the card to the bridge as tt-kmd would: "socpmu_sim.tensix_noc" */
+static int ttcard_add_children(struct socpmu_sim_dev *sdev)
+{
+	const struct ttcard_cfg *cfg = sdev->cfg;
+	struct tt_noc_card *card;
+	int ret;
+
+	card = kzalloc(sizeof(*card), GFP_KERNEL);
+	if (!card)
+		return -ENOMEM;
+	card->bar0 = dev_get_regmap(sdev->dev, NULL);
+	card->arch = cfg->arch;
+	card->tlb = ttcard_arch_info[cfg->arch].reserved[1];
+	card->harvest = cfg->harvest;
+	card->harvest_known = cfg->harvest_known;
+	card->clock_hz = (u64)cfg->clock_mhz * HZ_PER_MHZ;
+	card->adev.name = "tensix_noc";
+	card->adev.id = sdev->id;
+	card->adev.dev.parent = sdev->dev;
+	card->adev.dev.release = ttcard_card_release;
+	ret = auxiliary_device_init(&card->adev);
+	if (ret) {
+		kfree(card);
+		return ret;
+	}
+	ret = devm_add_action_or_reset(sdev->dev, ttcard_card_put, &card->adev);
+	if (ret)
+		return ret;
+	ret = auxiliary_device_add(&card->adev);
+	if (ret)
+		return ret;
+	return devm_add_action_or_reset(sdev->dev, ttcard_card_del, &card->adev);
+}
+
+const struct socpmu_sim_type socpmu_sim_ttcard = {
+	.name = "ttcard",
+	.cfg_size = sizeof(struct ttcard_cfg),
+	.cfg_init = ttcard_cfg_init,
+	.cfg_parse = ttcard_cfg_parse,
+	.cfg_show = ttcard_cfg_show,
+	.create = ttcard_create,
+	.destroy = ttcard_destroy,
+	.reg_read = ttcard_reg_read,
+	.reg_write = ttcard_reg_write,
+	.debugfs_init = ttcard_debugfs_init,
+	.add_children = ttcard_add_children,
+};

@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Selftests for the Tensix PMU of a PCIe card: tensix_noc.ko (the NOC
+ * bridge: one TLB window of BAR0, one regmap per Tensix tile) and
+ * tensix_pmu.ko on the simulator's "ttcard" model (a Wormhole or Blackhole
+ * chip behind BAR0: the TLB windows and config registers as the chips lay
+ * them out, the NOC grid, harvesting and the Tensix counter model behind
+ * every tile).
+ *
+ * The PMU's "tiles" file (unit -> NOC x,y) and the card's debugfs "tiles"
+ * (model core -> NOC x,y, harvested) are matched by coordinates; both are
+ * checked against the chips' Tensix coordinates written out here. Counts
+ * are injected per model core and read per unit with perf_event_open.
+ *
+ * Needs root, socpmu_core + tensix_pmu + tensix_noc + socpmu_sim and
+ * debugfs; skips otherwise.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "../tensix/tensix_lib.h"
+
+#define MAX_TILES	140
+
+/* The chips' Tensix tiles (tt-umd) and what a harvesting bit removes */
+static const int wh_x[] = { 1, 2, 3, 4, 6, 7, 8, 9 };
+static const int wh_y[] = { 1, 2, 3, 4, 5, 7, 8, 9, 10, 11 };
+static const int wh_harvest_row[] = { 11, 1, 10, 2, 9, 3, 8, 4, 7, 5 };
+static const int bh_x[] = { 1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14, 15, 16 };
+static const int bh_y[] = { 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
+static const int bh_harvest_col[] = { 1, 16, 2, 15, 3, 14, 4, 13, 5, 12, 6, 11, 7, 10 };
+
+struct card {
+	struct sp_dev d;
+	bool bh;
+	unsigned int harvest;
+	int nunits;			/* PMU units */
+	int ux[MAX_TILES], uy[MAX_TILES];
+	int core[MAX_TILES];		/* model core of each unit */
+	int ncores;			/* model cores (every tile of the grid) */
+	int cx[MAX_TILES], cy[MAX_TILES];
+	bool charv[MAX_TILES];
+};
+
+static bool in(const int *v, int n, int x)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
+	return false;
+}
+
+/* Is (x, y) a Tensix tile of the chip that harvesting left? */
+static bool expect_tile(const struct card *c, int x, int y)
+{
+	if (!c->bh) {
+		if (!in(wh_x, 8, x) || !in(wh_y, 10, y))
+			return false;
+		for (int i = 0; i < 10; i++)
+			if ((c->harvest & (1u << i)) && wh_harvest_row[i] == y)
+				return false;
+		return true;
+	}
+	if (!in(bh_x, 14, x) || !in(bh_y, 10, y))
+		return false;
+	for (int i = 0; i < 14; i++)
+		if ((c->harvest & (1u << i)) && bh_harvest_col[i] == x)
+			return false;
+	return true;
+}
+
+static int expect_count(const struct card *c)
+{
+	int n = 0;
+
+	for (int x = 0; x < 17; x++)
+		for (int y = 0; y < 12; y++)
+			n += expect_tile(c, x, y);
+	return n;
+}
+
+/* Parse "<n> <x>,<y>[ harvested]" lines; returns the number of lines. */
+static int parse_tiles(char *buf, int *xs, int *ys, bool *harv)
+{
+	int n = 0, idx, x, y;
+	char *line, *save = NULL;
+
+	for (line = strtok_r(buf, "\n", &save); line && n < MAX_TILES;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%d %d,%d", &idx, &x, &y) != 3 || idx != n)
+			return -EINVAL;
+		xs[n] = x;
+		ys[n] = y;
+		if (harv)
+			harv[n] = strstr(line, "harvested") != NULL;
+		n++;
+	}
+	return n;
+}
+
+static int card_create(struct card *c, const char *name, bool bh, unsigned int harvest)
+{
+	char params[96], buf[4096];
+	uint64_t n;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	c->bh = bh;
+	c->harvest = harvest;
+	snprintf(params, sizeof(params), "arch=%s harvest=0x%x",
+		 bh ? "blackhole" : "wormhole", harvest);
+	ret = sp_dev_create(&c->d, "ttcard", name, params, "tensix_");
+	if (ret)
+		return ret;
+	if (c->d.cpu < 0)
+		return -ENOENT;
+	ret = sp_pmu_read_u64(&c->d, "num_cores", &n);
+	if (ret)
+		return ret;
+	c->nunits = (int)n;
+	ret = sp_pmu_read(&c->d, "tiles", buf, sizeof(buf));
+	if (ret < 0)
+		return ret;
+	if (parse_tiles(buf, c->ux, c->uy, NULL) != c->nunits)
+		return -EINVAL;
+	ret = sp_debugfs_read(&c->d, "tiles", buf, sizeof(buf));
+	if (ret < 0)
+		return ret;
+	c->ncores = parse_tiles(buf, c->cx, c->cy, c->charv);
+	if (c->ncores <= 0)
+		return -EINVAL;
+	for (int u = 0; u < c->nunits; u++) {
+		c->core[u] = -1;
+		for (int k = 0; k < c->ncores; k++)
+			if (c->cx[k] == c->ux[u] && c->cy[k] == c->uy[u])
+				c->core[u] = k;
+		if (c->core[u] < 0)
+			return -ENOENT;
+	}
+	return 0;
+}
+
+static int card_inject(const struct card *c, int core, unsigned int bank,
+		       unsigned int id, uint64_t n)
+{
+	return sp_debugfs_printf(&c->d, "inject", "%d %s %u %" PRIu64, core,
+				 tensix_bank_names[bank], id, n);
+}
+
+/* "harvested N\nstray N\n" of the card's debugfs "errors" */
+static int card_errors(const struct card *c, uint64_t *harvested, uint64_t *stray)
+{
+	char buf[128];
+	unsigned long long h, s;
+	int ret = sp_debugfs_read(&c->d, "errors", buf, sizeof(buf));
+
+	if (ret < 0)
+		return ret;
+	if (sscanf(buf, "harvested %llu stray %llu", &h, &s) != 2)
+		return -EINVAL;
+	*harvested = h;
+	*stray = s;
+	return 0;
+}
+
+static uint64_t read_ok(struct __test_metadata *_metadata, int fd)
+{
+	uint64_t val = 0;
+
+	EXPECT_EQ((ssize_t)sizeof(val), read(fd, &val, sizeof(val)));
+	return val;
+}
+
+#define FPU_INSTR	cfg_counter(TENSIX_BANK_FPU, 0, 0)
+
+FIXTURE(card) {
+	struct card c;
+};
+
+FIXTURE_VARIANT(card) {
+	bool bh;
+	unsigned int harvest;
+};
+
+FIXTURE_VARIANT_ADD(card, wormhole) { .bh = false, .harvest = 0 };
+FIXTURE_VARIANT_ADD(card, wormhole_harvested) { .bh = false, .harvest = 0x5 };
+FIXTURE_VARIANT_ADD(card, blackhole) { .bh = true, .harvest = 0 };
+FIXTURE_VARIANT_ADD(card, blackhole_harvested) { .bh = true, .harvest = 0x2001 };
+
+FIXTURE_SETUP(card)
+{
+	char name[SP_NAME_LEN];
+	int ret;
+
+	if (geteuid())
+		SKIP(return, "needs root");
+	ret = sp_sim_available_for("tensix_noc");
+	if (!ret)
+		ret = sp_sim_available_for("tensix_pmu");
+	if (ret)
+		SKIP(return, "no socpmu_sim + tensix_pmu + tensix_noc (%s)", strerror(-ret));
+	snprintf(name, sizeof(name), "ttc_%d", getpid());
+	ret = card_create(&self->c, name, variant->bh, variant->harvest);
+	if (ret) {
+		sp_dev_delete(&self->c.d);
+		ASSERT_EQ(0, ret) TH_LOG("creating card %s: %s", name, strerror(-ret));
+	}
+}
+
+FIXTURE_TEARDOWN_PARENT(card)
+{
+	sp_dev_delete(&self->c.d);
+}
+
+/* The PMU offers exactly the chip's Tensix tiles that harvesting left */
+TEST_F(card, tiles_match_grid)
+{
+	const struct card *c = &self->c;
+	char buf[64];
+
+	ASSERT_LT(0, sp_pmu_read(&c->d, "identifier", buf, sizeof(buf)));
+	EXPECT_STREQ(c->bh ? "blackhole\n" : "wormhole\n", buf);
+	EXPECT_EQ(expect_count(c), c->nunits);
+	EXPECT_EQ(c->bh ? 140 : 80, c->ncores);
+	for (int u = 0; u < c->nunits; u++) {
+		EXPECT_TRUE(expect_tile(c, c->ux[u], c->uy[u]))
+			TH_LOG("unit %d at %d,%d", u, c->ux[u], c->uy[u]);
+		EXPECT_FALSE(c->charv[c->core[u]]) TH_LOG("unit %d is harvested", u);
+		for (int v = 0; v < u; v++) {
+			EXPECT_FALSE(c->ux[u] == c->ux[v] && c->uy[u] == c->uy[v]);
+		}
+	}
+	/* every tile the model has, not harvested, is a unit */
+	for (int k = 0; k < c->ncores; k++) {
+		bool found = false;
+
+		for (int u = 0; u < c->nunits; u++)
+			found |= c->core[u] == k;
+		EXPECT_EQ(!c->charv[k], found) TH_LOG("model core %d (%d,%d)", k,
+						       c->cx[k], c->cy[k]);
+		EXPECT_EQ(expect_tile(c, c->cx[k], c->cy[k]), !c->charv[k]);
+	}
+}
+
+/* Every tile counts exactly what is injected into it; the sum is exact */
+TEST_F(card, every_tile_exact)
+{
+	const struct card *c = &self->c;
+	int fd[MAX_TILES], sum, cyc;
+	uint64_t want = 0, h, s;
+
+	for (int u = 0; u < c->nunits; u++) {
+		fd[u] = sp_open(&c->d, FPU_INSTR, sp_cfg1_unit(u), -1, 0);
+		ASSERT_LE(0, fd[u]) {
+			TH_LOG("unit %d: %s", u, strerror(-fd[u]));
+		}
+	}
+	sum = sp_open(&c->d, FPU_INSTR, 0, -1, 0);
+	ASSERT_LE(0, sum);
+	cyc = sp_open(&c->d, cfg_cycles(TENSIX_BANK_FPU), 0, -1, 0);
+	ASSERT_LE(0, cyc);
+	for (int u = 0; u < c->nunits; u++) {
+		ASSERT_EQ(0, card_inject(c, c->core[u], TENSIX_BANK_FPU, 0, 1000 + 37 * u));
+		want += 1000 + 37 * u;
+	}
+	/* harvested tiles have no running bank: nothing to count there */
+	for (int k = 0; k < c->ncores; k++) {
+		if (c->charv[k]) {
+			ASSERT_EQ(0, card_inject(c, k, TENSIX_BANK_FPU, 0, 999999));
+		}
+	}
+	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "advance", "all 500"));
+	for (int u = 0; u < c->nunits; u++) {
+		EXPECT_EQ(1000 + 37 * (uint64_t)u, read_ok(_metadata, fd[u]))
+			TH_LOG("unit %d (%d,%d)", u, c->ux[u], c->uy[u]);
+	}
+	EXPECT_EQ(want, read_ok(_metadata, sum));
+	EXPECT_EQ(500 * (uint64_t)c->nunits, read_ok(_metadata, cyc));
+	for (int u = 0; u < c->nunits; u++)
+		close(fd[u]);
+	close(sum);
+	close(cyc);
+	ASSERT_EQ(0, card_errors(c, &h, &s));
+	EXPECT_EQ(0, h) TH_LOG("the bridge touched a harvested tile");
+	EXPECT_EQ(0, s) TH_LOG("accesses that reached no Tensix register");
+}
+
+/* Units past the last tile are refused; harvested tiles are never touched */
+TEST_F(card, harvested_not_offered)
+{
+	const struct card *c = &self->c;
+	struct perf_event_attr attr;
+	uint64_t h, s;
+	int fd;
+
+	sp_attr_init(&attr, &c->d, FPU_INSTR, sp_cfg1_unit(c->nunits));
+	EXPECT_EQ(-EINVAL, sp_try_open(&attr, -1, c->d.cpu, -1));
+	sp_attr_init(&attr, &c->d, FPU_INSTR, sp_cfg1_unit(c->nunits - 1));
+	EXPECT_EQ(0, sp_try_open(&attr, -1, c->d.cpu, -1));
+	fd = sp_open(&c->d, FPU_INSTR, 0, -1, 0);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, read_ok(_metadata, fd));
+	close(fd);
+	ASSERT_EQ(0, card_errors(c, &h, &s));
+	EXPECT_EQ(0, h);
+	EXPECT_EQ(0, s);
+	/* the model itself refuses accesses to a harvested tile */
+	for (int k = 0; k < c->ncores && c->harvest; k++) {
+		if (!c->charv[k])
+			continue;
+		ASSERT_EQ(0, sp_debugfs_printf(&c->d, "user_tlb", "0 %d %d 1", c->cx[k],
+					       c->cy[k]));
+		ASSERT_EQ(0, card_errors(c, &h, &s));
+		EXPECT_LT(0, h) TH_LOG("model did not notice harvested tile %d,%d",
+				       c->cx[k], c->cy[k]);
+		break;
+	}
+}
+
+/* The regmap debugfs "registers" file of a tile (goes through the window) */
+static int tile_regmap_file(const struct card *c, char *path, size_t len)
+{
+	char pat[64];
+	DIR *dir = opendir(SP_DEBUGFS "/regmap");
+	struct dirent *de;
+	int ret = -ENOENT;
+
+	if (!dir)
+		return -errno;
+	snprintf(pat, sizeof(pat), "-tile-%d-%d", c->ux[0], c->uy[0]);
+	while ((de = readdir(dir))) {
+		const char *t = strstr(de->d_name, pat);
+
+		/* this card's bridge: "socpmu_sim.tensix_noc.<sim id>-tile-x-y" */
+		if (t && !t[strlen(pat)] && strstr(de->d_name, "socpmu_sim.tensix_noc.")) {
+			snprintf(path, len, SP_DEBUGFS "/regmap/%s/registers", de->d_name);
+			ret = 0;
+		}
+	}
+	closedir(dir);
+	return ret;
+}
+
+/*
+ * Other users of the window hardware meanwhile: user space programs its own
+ * windows (two processes, one per CPU), and a third process reads a tile's
+ * registers through the bridge (regmap debugfs) from the CPU the PMU does
+ * not use, so that the bridge's window is reprogrammed between perf's
+ * accesses unless the bridge keeps "program, then access" atomic. The
+ * counts stay exact.
+ */
+TEST_F_TIMEOUT(card, concurrent_window_use, 240)
+{
+	const struct card *c = &self->c;
+	/* user windows: first, next to the bridge's, and other kinds */
+	const int wins_wh[] = { 0, 164, 166, 184 }, wins_bh[] = { 0, 199, 198, 1 };
+	const int *wins = c->bh ? wins_bh : wins_wh;
+	int fd[MAX_TILES], rounds = 30, nkids = 2;
+	char regs[PATH_MAX];
+	pid_t kids[3];
+	uint64_t h, s;
+
+	/* the windows of tt-kmd and of the bridge are not user space's */
+	EXPECT_EQ(-EBUSY, sp_debugfs_printf(&c->d, "user_tlb", "%d %d %d 1",
+					    c->bh ? 200 : 165, c->ux[0], c->uy[0]));
+	EXPECT_EQ(-EBUSY, sp_debugfs_printf(&c->d, "user_tlb", "%d %d %d 1",
+					    c->bh ? 201 : 185, c->ux[0], c->uy[0]));
+
+	ASSERT_EQ(0, sp_pmu_write_u64(&c->d, "poll_interval_us", 1000));
+	for (int u = 0; u < c->nunits; u++) {
+		fd[u] = sp_open(&c->d, FPU_INSTR, sp_cfg1_unit(u), -1, 0);
+		ASSERT_LE(0, fd[u]);
+	}
+	for (int i = 0; i < 2; i++) {
+		kids[i] = fork();
+		ASSERT_LE(0, kids[i]);
+		if (!kids[i]) {
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET(i, &set);
+			sched_setaffinity(0, sizeof(set), &set);
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (int k = 0;; k++) {
+				int u = (k * 7 + i) % c->nunits;
+
+				if (sp_debugfs_printf(&c->d, "user_tlb", "%d %d %d 200",
+						      wins[(k + 2 * i) % 4], c->ux[u], c->uy[u]))
+					_exit(1);
+			}
+		}
+	}
+	ASSERT_EQ(0, tile_regmap_file(c, regs, sizeof(regs)))
+		TH_LOG("no regmap debugfs for tile %d,%d", c->ux[0], c->uy[0]);
+	{
+		kids[nkids] = fork();
+		ASSERT_LE(0, kids[nkids]);
+		if (!kids[nkids]) {
+			cpu_set_t set;
+			char buf[8192];
+
+			CPU_ZERO(&set);
+			CPU_SET(c->d.cpu ? 0 : 1, &set);
+			sched_setaffinity(0, sizeof(set), &set);
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;)
+				if (sp_read_file(regs, buf, sizeof(buf)) <= 0)
+					_exit(1);
+		}
+		nkids++;
+	}
+	for (int r = 1; r <= rounds; r++) {
+		int u0 = (r * 13) % c->nunits;
+
+		for (int u = u0; u < c->nunits; u += 5) {
+			ASSERT_EQ(0, card_inject(c, c->core[u], TENSIX_BANK_FPU, 0, u + 1));
+		}
+		for (int u = u0; u < c->nunits; u += 5) {
+			uint64_t got = read_ok(_metadata, fd[u]);
+
+			ASSERT_EQ(0, ioctl(fd[u], PERF_EVENT_IOC_RESET, 0));
+			EXPECT_EQ((uint64_t)u + 1, got) TH_LOG("round %d unit %d", r, u);
+		}
+	}
+	for (int i = 0; i < nkids; i++) {
+		int st;
+
+		kill(kids[i], SIGKILL);
+		waitpid(kids[i], &st, 0);
+		EXPECT_TRUE(WIFSIGNALED(st)) TH_LOG("user window child %d failed", i);
+	}
+	for (int u = 0; u < c->nunits; u++)
+		close(fd[u]);
+	ASSERT_EQ(0, card_errors(c, &h, &s));
+	EXPECT_EQ(0, h);
+	EXPECT_EQ(0, s);
+}
+
+/*
+ * Child: dump a tile's registers through regmap debugfs @reps times; every
+ * value must be 0 (the tile is idle). Exit 0 if so, 2 on a non-zero value
+ * (an access that went to another tile), 1 on errors.
+ */
+static void dump_idle_tile(const char *regs, int cpu, int reps)
+{
+	static char buf[16384];
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	for (int i = 0; i < reps; i++) {
+		char *line, *save = NULL;
+		int n = 0;
+
+		if (sp_read_file(regs, buf, sizeof(buf)) <= 0)
+			_exit(1);
+		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			unsigned int addr, val;
+
+			if (sscanf(line, "%x: %x", &addr, &val) != 2)
+				_exit(1);
+			if (val) {
+				printf("# dump %d: register 0x%x of an idle tile reads 0x%x\n",
+				       i, addr, val);
+				_exit(2);
+			}
+			n++;
+		}
+		if (n < 100)
+			_exit(1);
+	}
+	_exit(0);
+}
+
+/*
+ * The bridge's window is shared by every user of the tile regmaps: here
+ * perf (the poll timer, every 100 us, reading a busy tile) and a process on
+ * the other CPU reading an idle tile's registers through regmap debugfs.
+ * Unless "program the window, access through it" is atomic, the reader's
+ * accesses land on the busy tile whenever the poll comes in between.
+ */
+TEST_F_TIMEOUT(card, window_atomic_for_other_users, 240)
+{
+	const struct card *c = &self->c;
+	int last = c->nunits - 1, fd, st;
+	char regs[PATH_MAX];
+	pid_t kid;
+
+	ASSERT_EQ(0, tile_regmap_file(c, regs, sizeof(regs)))
+		TH_LOG("no regmap debugfs for tile %d,%d", c->ux[0], c->uy[0]);
+	ASSERT_EQ(0, sp_pmu_write_u64(&c->d, "poll_interval_us", 100));
+	fd = sp_open(&c->d, FPU_INSTR, sp_cfg1_unit(last), -1, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, card_inject(c, c->core[last], TENSIX_BANK_FPU, 0, 0x5a5a5a5a));
+	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "advance", "%d 12345", c->core[last]));
+	kid = fork();
+	ASSERT_LE(0, kid);
+	if (!kid)
+		dump_idle_tile(regs, c->d.cpu ? 0 : 1, 3000);
+	ASSERT_EQ(kid, waitpid(kid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		TH_LOG("reader: status 0x%x (2: it read another tile)", st);
+	EXPECT_EQ(0x5a5a5a5a, read_ok(_metadata, fd));
+	close(fd);
+}
+
+/* Removing the card under open events: counts freeze, nothing crashes */
+TEST_F(card, remove_card_with_open_events)
+{
+	struct card *c = &self->c;
+	int last = c->nunits - 1, fd[3];
+	uint64_t val, want[3];
+	char name[SP_NAME_LEN];
+	struct sp_dev gone;
+
+	ASSERT_EQ(0, sp_pmu_write_u64(&c->d, "poll_interval_us", 10000));
+	fd[0] = sp_open(&c->d, FPU_INSTR, sp_cfg1_unit(0), -1, 0);
+	fd[1] = sp_open(&c->d, FPU_INSTR, sp_cfg1_unit(last), -1, 0);
+	fd[2] = sp_open(&c->d, cfg_cycles(TENSIX_BANK_FPU), 0, -1, 0);
+	for (int i = 0; i < 3; i++) {
+		ASSERT_LE(0, fd[i]);
+	}
+	ASSERT_EQ(0, card_inject(c, c->core[0], TENSIX_BANK_FPU, 0, 11));
+	ASSERT_EQ(0, card_inject(c, c->core[last], TENSIX_BANK_FPU, 0, 22));
+	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "advance", "all 7"));
+	want[0] = 11;
+	want[1] = 22;
+	want[2] = 7 * (uint64_t)c->nunits;
+	for (int i = 0; i < 3; i++) {
+		EXPECT_EQ(want[i], read_ok(_metadata, fd[i]));
+	}
+
+	gone = c->d;
+	ASSERT_EQ(0, sp_dev_delete(&c->d));
+	sp_sleep_ms(100);
+	for (int i = 0; i < 3; i++) {
+		ssize_t n = read(fd[i], &val, sizeof(val));
+
+		if (n == (ssize_t)sizeof(val)) {
+			EXPECT_EQ(want[i], val) TH_LOG("event %d", i);
+		} else {
+			EXPECT_EQ(-1, n);
+		}
+		ioctl(fd[i], PERF_EVENT_IOC_DISABLE, 0);
+		ioctl(fd[i], PERF_EVENT_IOC_ENABLE, 0);
+		close(fd[i]);
+	}
+	val = sp_open(&gone, FPU_INSTR, 0, -1, 0);
+	EXPECT_GT(0, (int)val) TH_LOG("%s took an event after removal", gone.pmu);
+
+	/* a new card works */
+	snprintf(name, sizeof(name), "%s", gone.name);
+	ASSERT_EQ(0, card_create(c, name, variant->bh, variant->harvest));
+	fd[0] = sp_open(&c->d, FPU_INSTR, 0, -1, 0);
+	ASSERT_LE(0, fd[0]);
+	ASSERT_EQ(0, card_inject(c, c->core[last], TENSIX_BANK_FPU, 0, 5));
+	EXPECT_EQ(5, read_ok(_metadata, fd[0]));
+	close(fd[0]);
+}
+
+/* Without a known harvesting mask the bridge does not guess */
+TEST(harvest_unknown_refused)
+{
+	char before[SP_MAX_PMUS][SP_NAME_LEN], after[SP_MAX_PMUS][SP_NAME_LEN];
+	char name[SP_NAME_LEN], path[128], buf[64];
+	int nb, na, ret;
+
+	if (geteuid())
+		SKIP(return, "needs root");
+	if (sp_sim_available_for("tensix_noc") || sp_sim_available_for("tensix_pmu"))
+		SKIP(return, "no socpmu_sim + tensix_pmu + tensix_noc");
+	if (sp_read_file("/sys/module/tensix_noc/parameters/harvest", buf, sizeof(buf)) > 1)
+		SKIP(return, "tensix_noc was loaded with harvest=%s", buf);
+	nb = sp_list_pmus("tensix_", before, SP_MAX_PMUS);
+	snprintf(name, sizeof(name), "ttc_unk_%d", getpid());
+	snprintf(path, sizeof(path), "ttcard name=%s arch=blackhole harvest_known=0", name);
+	ASSERT_EQ(0, sp_sim_new_device(path));
+	sp_sleep_ms(200);
+	na = sp_list_pmus("tensix_", after, SP_MAX_PMUS);
+	ret = sp_sim_del_device(name);
+	EXPECT_EQ(nb, na) TH_LOG("a PMU appeared for a card of unknown harvesting");
+	EXPECT_EQ(0, ret);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,51 @@
+#!/bin/bash
+# golden_test.sh OUT - sifive-perf decode's output must not change: decode
+# generated traces (decode_bench gen: every record type and count type,
+# srcbits 0-2, corrupted and random bytes, a PIE with and without samples)
+# in every format and with --by-src, --elf, --srcbits, and compare the
+# SHA-256 of stdout + stderr with tests/golden.sha256, which the decoder
+# before its speed-up (checked against SiFive's dqr) produced.
+# GOLDEN_UPDATE=1 writes the file instead. kselftest output.
+set -uo pipefail
+out=$(cd "${1:?}" && pwd)
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+golden=$src/tests/golden.sha256
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp "$out/tests/fibi" "$work/fibi"
+cd "$work" || exit 1
+
+n=0 pass=0 fail=0
+for k in calls mixed raw noise; do "$out/decode_bench" gen $k $k.rtd 1 || exit 1; done
+"$out/decode_bench" gen pie pie.rtd 1 fibi || exit 1
+"$out/decode_bench" gen piesamp piesamp.rtd 1 fibi || exit 1
+for t in calls mixed raw noise pie piesamp; do
+	for f in text csv json summary; do
+		for o in "" "--by-src" "--elf fibi" "--srcbits 0"; do
+			# shellcheck disable=SC2086 # the options are words
+			"$out/sifive-perf" decode $t.rtd --format $f $o >o 2>e
+			echo "rc=$?" >>e
+			echo "$(cat o e | sha256sum | cut -d' ' -f1) $t $f ${o:-default}"
+		done
+	done
+done >sums
+
+if [[ -n ${GOLDEN_UPDATE:-} ]]; then
+	cp sums "$golden"
+	echo "# wrote $golden"
+fi
+echo "TAP version 13"
+echo "1..$(wc -l <sums)"
+while read -r sum what; do
+	n=$((n + 1))
+	want=$(awk -v w="$what" '{ s = $1; $1 = ""; sub(/^ /, ""); if ($0 == w) print s }' "$golden")
+	if [[ $sum == "$want" ]]; then
+		pass=$((pass + 1))
+		echo "ok $n decode $what"
+	else
+		fail=$((fail + 1))
+		echo "not ok $n decode $what: output changed"
+	fi
+done <sums
+echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
+((fail == 0))
