@@ -18,8 +18,11 @@
  *
  * Snapshots: in a group read (PERF_PMU_TXN_READ) the first read of each tile
  * writes 1 to its burst register and the end of the read writes 0 again, so
- * all members read on a tile come from one instant. A 64-bit event read on
- * its own is bracketed the same way, so its halves never tear.
+ * all members read on a tile come from one instant. The core opens the same
+ * window while perf has the PMU disabled (pmu_disable to pmu_enable), which
+ * covers scheduling groups out member by member and in again: every member
+ * is banked and restarted from one snapshot of its tile. A 64-bit event read
+ * on its own is bracketed the same way, so its halves never tear.
  */
 
 #define pr_fmt(fmt) "esp_pmu: " fmt
@@ -53,7 +56,8 @@ static const struct esp_event_desc esp_events[] = {
 /**
  * struct esp_tile - driver state of one tile
  * @type: enum esp_tile_type
- * @snap: the tile's burst register is 1 for the group read in progress
+ * @snap: the tile's burst register is 1 for the group read or PMU-disabled
+ *	window in progress
  */
 struct esp_tile {
 	u8 type;
@@ -67,7 +71,8 @@ struct esp_tile {
  * @rows: tile rows
  * @cols: tile columns
  * @ntiles: rows * cols
- * @in_txn: a group read is in progress: snapshot tiles as they are read
+ * @in_txn: a group read, poll sweep or PMU-disabled window is in progress:
+ *	snapshot tiles as they are read
  * @tiles: per-tile state, in ESP order (row * cols + col)
  */
 struct esp_pmu {
@@ -197,7 +202,7 @@ static u64 esp_read_tile(struct esp_pmu *ep, unsigned int tile, unsigned int mon
 	u64 val;
 
 	if (ep->in_txn && !et->snap) {
-		/* Group read: the rest of the group reads this snapshot too */
+		/* Group read or window: the rest of it reads this snapshot too */
 		esp_write(ep, tile, ESP_REG_BURST, ESP_BURST_SNAPSHOT);
 		et->snap = true;
 	} else if (!ep->in_txn && is64) {

@@ -544,6 +544,25 @@ static void socpmu_cancel_txn(struct pmu *pmu)
 	socpmu_end_txn(to_socpmu(pmu));
 }
 
+/*
+ * perf disables the PMU around scheduling its events out and in (a group
+ * is scheduled out member by member, and every group of the context is
+ * rescheduled when an event is installed) and around adding or removing a
+ * single event. Drivers with read_begin/read_end hold their snapshot over
+ * that whole window, like a transaction: every member is banked and
+ * restarted from the same instant, so nothing a group counts moves against
+ * the rest of the group, and nothing is lost between schedule-out and -in.
+ */
+static void socpmu_pmu_disable(struct pmu *pmu)
+{
+	socpmu_start_txn(pmu, 0);
+}
+
+static void socpmu_pmu_enable(struct pmu *pmu)
+{
+	socpmu_end_txn(to_socpmu(pmu));
+}
+
 static ssize_t poll_interval_us_show(struct device *dev,
 				     struct device_attribute *attr, char *buf)
 {
@@ -659,6 +678,8 @@ int socpmu_register(struct socpmu *sp, struct device *dev,
 		sp->pmu.start_txn = socpmu_start_txn;
 		sp->pmu.commit_txn = socpmu_commit_txn;
 		sp->pmu.cancel_txn = socpmu_cancel_txn;
+		sp->pmu.pmu_disable = socpmu_pmu_disable;
+		sp->pmu.pmu_enable = socpmu_pmu_enable;
 	}
 
 	ret = perf_pmu_register(&sp->pmu, sp->name, -1);

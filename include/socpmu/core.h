@@ -61,9 +61,12 @@ struct socpmu_event {
  *	@vals, or SOCPMU_SATURATED for one that saturated. Called with
  *	socpmu::lock held, interrupts off.
  * @read_begin: optional, start of a group transaction (perf adding or
- *	reading a group) or of a poll sweep: e.g. take a snapshot so that every
- *	event is read at the same instant until @read_end.
- * @read_end: optional, end of that transaction or sweep.
+ *	reading a group), of a poll sweep or of a window in which perf has the
+ *	PMU disabled (scheduling events out and in): e.g. take a snapshot so
+ *	that every event is read at the same instant until @read_end. These
+ *	nest: the core calls @read_begin for the first and @read_end after
+ *	the last.
+ * @read_end: optional, end of that transaction, sweep or window.
  *
  * @add, @del and @read are called with socpmu::lock held and interrupts off:
  * they must not sleep.
@@ -90,7 +93,7 @@ struct socpmu_ops {
  * @active: scheduled events, polled by @timer
  * @timer: poll timer that keeps 64-bit counts exact across counter wraps
  * @poll_ns: poll period; drivers set a default, sysfs can override it
- * @txn_read: number of open group transactions
+ * @txn_read: number of open group transactions and PMU-disabled windows
  * @dead: the device is gone; the PMU only waits for its events to close
  * @nr_events: events initialised on this PMU and not yet destroyed
  * @zombie: entry in the list of dead PMUs still holding events

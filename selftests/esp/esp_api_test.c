@@ -461,6 +461,68 @@ TEST_F(api, read_all)
 	esp_monitor_free();
 }
 
+/*
+ * The seed's Example 2 under a running workload: one READ_ALL call before
+ * and one after, and the differences keep the ratios that the model fixes
+ * between the events of a class, to the count, on every tile. The first call
+ * opens the tiles' groups one after the other and reads each as it opens;
+ * every later open reschedules the groups opened before it, which must not
+ * move any member's count against the others'.
+ */
+TEST_F_TIMEOUT(api, read_all_exact_under_workload, 60)
+{
+	const struct esp_soc *s = &self->soc;
+	esp_monitor_args_t a = { .read_mode = ESP_MON_READ_ALL };
+	static esp_monitor_vals_t start, end, d;
+	unsigned int bad = 0;
+
+	ASSERT_EQ(0, esp_workload(s, "on mem=200 cpu=200 acc=250"));
+	ASSERT_EQ(0u, esp_monitor(a, &start));
+	sp_sleep_ms(300);
+	ASSERT_EQ(0u, esp_monitor(a, &end));
+	ASSERT_EQ(0, esp_workload(s, "off"));
+	d = esp_monitor_diff(start, end);
+	for (unsigned int m = 0; m < s->nmem; m++) {
+		const esp_mem_reqs_t *r = &d.mem_reqs[m];
+		unsigned int miss = d.llc_stats[m].misses;
+
+		EXPECT_LT(10000u, miss) TH_LOG("memory tile %u", m);
+		if (d.ddr_accesses[m] != 2 * miss || d.llc_stats[m].hits != 3 * miss ||
+		    r->coh_reqs != miss || r->coh_fwds != miss || r->coh_rsps_rcv != miss ||
+		    r->coh_rsps_snd != miss || r->dma_reqs != miss || r->dma_rsps != miss ||
+		    r->coh_dma_reqs != miss || r->coh_dma_rsps != miss) {
+			bad++;
+			TH_LOG("memory tile %u: ddr %u llc %u/%u coh %u %u %u %u dma %u %u %u %u",
+			       m, d.ddr_accesses[m], d.llc_stats[m].hits, miss, r->coh_reqs,
+			       r->coh_fwds, r->coh_rsps_rcv, r->coh_rsps_snd, r->dma_reqs,
+			       r->dma_rsps, r->coh_dma_reqs, r->coh_dma_rsps);
+		}
+	}
+	for (unsigned int c = 0; c < s->ncpu; c++) {
+		const esp_cache_stats_t *l2 = &d.l2_stats[s->cpu_tile[c]];
+
+		EXPECT_LT(10000u, l2->misses) TH_LOG("cpu %u", c);
+		if (l2->hits != 3 * l2->misses) {
+			bad++;
+			TH_LOG("cpu %u: l2 %u/%u", c, l2->hits, l2->misses);
+		}
+	}
+	for (unsigned int n = 0; n < s->nacc; n++) {
+		const esp_acc_stats_t *acc = &d.acc_stats[n];
+		uint64_t tot = (uint64_t)acc->acc_tot_hi << 32 | acc->acc_tot_lo;
+		uint64_t mem = (uint64_t)acc->acc_mem_hi << 32 | acc->acc_mem_lo;
+
+		EXPECT_LT(10000u, acc->acc_tlb) TH_LOG("accelerator %u", n);
+		if (tot != 2 * mem || mem != 2ull * acc->acc_tlb) {
+			bad++;
+			TH_LOG("accelerator %u: cycles %llu/%llu/%u", n, (unsigned long long)tot,
+			       (unsigned long long)mem, acc->acc_tlb);
+		}
+	}
+	EXPECT_EQ(0u, bad);
+	esp_monitor_free();
+}
+
 static void many_case(struct __test_metadata *_metadata, const struct esp_soc *s,
 		      esp_monitor_args_t a, uint64_t seed, const char *what)
 {

@@ -36,6 +36,7 @@
  * "+socpmu"); skips otherwise.
  */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
@@ -775,6 +776,64 @@ static long same_lines(const char *got, const char *want, long *line)
 	return n;
 }
 
+/* The example's counters: a sifive_hpm PMU (the first: "sifive_hpm") */
+static void need_hpm(struct __test_metadata *_metadata, FIXTURE_DATA(perf_record) *self) NOTRACE;
+static void need_hpm(struct __test_metadata *_metadata, FIXTURE_DATA(perf_record) *self)
+{
+	char spec[128];
+	int i, ret;
+
+	if (sp_path_exists(SP_PMU_BUS "/sifive_hpm/type"))
+		return;
+	snprintf(self->hpm.name, sizeof(self->hpm.name), "perf_record_hpm_%d", getpid());
+	snprintf(spec, sizeof(spec), "hpm name=%s counters=8", self->hpm.name);
+	ret = sp_sim_new_device(spec);
+	ASSERT_EQ(0, ret) TH_LOG("new_device %s: %s", spec, strerror(-ret));
+	self->hpm.alive = true;
+	for (i = 0; i < 100 && !sp_path_exists(SP_PMU_BUS "/sifive_hpm/type"); i++)
+		usleep(10000);
+	ASSERT_TRUE(sp_path_exists(SP_PMU_BUS "/sifive_hpm/type"));
+}
+
+/* The value of function symbol @name in the ELF64 file @path, 0 if none */
+static uint64_t elf_func_addr(const char *path, const char *name) NOTRACE;
+static uint64_t elf_func_addr(const char *path, const char *name)
+{
+	uint64_t addr = 0;
+	Elf64_Ehdr eh;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	if (fread(&eh, sizeof(eh), 1, f) != 1 || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr))
+		goto out;
+	for (unsigned int i = 0; i < eh.e_shnum && !addr; i++) {
+		Elf64_Shdr sh, strh;
+		Elf64_Sym sym;
+		char buf[64];
+
+		if (fseek(f, (long)(eh.e_shoff + i * sizeof(sh)), SEEK_SET) ||
+		    fread(&sh, sizeof(sh), 1, f) != 1 || sh.sh_type != SHT_SYMTAB ||
+		    fseek(f, (long)(eh.e_shoff + sh.sh_link * sizeof(sh)), SEEK_SET) ||
+		    fread(&strh, sizeof(strh), 1, f) != 1)
+			continue;
+		for (uint64_t k = 0; k < sh.sh_size / sizeof(sym) && !addr; k++) {
+			if (fseek(f, (long)(sh.sh_offset + k * sizeof(sym)), SEEK_SET) ||
+			    fread(&sym, sizeof(sym), 1, f) != 1 ||
+			    ELF64_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_value ||
+			    fseek(f, (long)(strh.sh_offset + sym.st_name), SEEK_SET) ||
+			    !fgets(buf, sizeof(buf), f))
+				continue;
+			if (!strncmp(buf, name, sizeof(buf)) && strlen(buf) == strlen(name))
+				addr = sym.st_value;
+		}
+	}
+out:
+	fclose(f);
+	return addr;
+}
+
 TEST_F_TIMEOUT(perf_record, fib_library, 300)
 {
 	char *record[] = { PERF, "record", "-q", "-e", "sifive_trace//", "-m,16M",
@@ -789,22 +848,9 @@ TEST_F_TIMEOUT(perf_record, fib_library, 300)
 	long errors, lines, line;
 	int ret;
 
-	char spec[128];
-	int i;
-
 	if (access(LIB_FIB, X_OK))
 		SKIP(return, LIB_FIB ": not installed (make tools)");
-	/* The example's counters: a sifive_hpm PMU (the first: "sifive_hpm") */
-	if (!sp_path_exists(SP_PMU_BUS "/sifive_hpm/type")) {
-		snprintf(self->hpm.name, sizeof(self->hpm.name), "perf_record_hpm_%d", getpid());
-		snprintf(spec, sizeof(spec), "hpm name=%s counters=8", self->hpm.name);
-		ret = sp_sim_new_device(spec);
-		ASSERT_EQ(0, ret) TH_LOG("new_device %s: %s", spec, strerror(-ret));
-		self->hpm.alive = true;
-		for (i = 0; i < 100 && !sp_path_exists(SP_PMU_BUS "/sifive_hpm/type"); i++)
-			usleep(10000);
-		ASSERT_TRUE(sp_path_exists(SP_PMU_BUS "/sifive_hpm/type"));
-	}
+	need_hpm(_metadata, self);
 	unlink("trace.rtd");
 	setenv("SIFIVE_PERF_MODE", "perf-record", 1);
 	ret = run(record, TMP ".out");
@@ -831,6 +877,109 @@ TEST_F_TIMEOUT(perf_record, fib_library, 300)
 	ASSERT_EQ(1, count_matching(TMP ".got", " header delta cycle: "));
 	ASSERT_EQ((int)calls, count_matching(TMP ".got", " enter 0x"));
 	ASSERT_EQ((int)calls, count_matching(TMP ".got", " exit 0x"));
+}
+
+/*
+ * The example built at -O1 (fib-O1), where fib starts at an odd address:
+ * the record format drops bit 0 of addresses (it is the format's flag), so
+ * the records say fib - 1, the last byte of the function before. perf
+ * report and perf script --itrace=o must still name fib for every record
+ * (issue 18: they named frame_dummy), with fib's real address as the IP,
+ * and sifive-perf decode must name the same function as perf for every
+ * record of the same program's trace file.
+ */
+#define LIB_FIB_O1	"/usr/lib/sifive-perf/examples/fib-O1"
+
+TEST_F_TIMEOUT(perf_record, unaligned_function_symbols, 300)
+{
+	char *record[] = { PERF, "record", "-q", "-e", "sifive_trace//", "-m,16M",
+			   "-o", TMP ".data", "--", LIB_FIB_O1, NULL };
+	char *script[] = { PERF, "script", "-i", TMP ".data", "--itrace=o", "-F", "ip,sym",
+			   NULL };
+	char *report[] = { PERF, "report", "-i", TMP ".data", "--stdio", "--itrace=o",
+			   "--sort", "sym", NULL };
+	char *decode[] = { "sifive-perf", "decode", "/tmp/trace.rtd", "--elf", LIB_FIB_O1,
+			   "--format", "csv", NULL };
+	unsigned long calls = 2 * fib(LIB_FIB_N + 1) - 1, n = 0, bad = 0, same = 0, headers = 0;
+	char line[LINE_LEN], sym[LINE_LEN];
+	uint64_t fib_addr, ip;
+	FILE *fp, *fd;
+
+	if (access(LIB_FIB_O1, X_OK))
+		SKIP(return, LIB_FIB_O1 ": not installed (make tools, needs libc.a)");
+	fib_addr = elf_func_addr(LIB_FIB_O1, "fib");
+	ASSERT_NE(0, fib_addr);
+	/* the point of the build: otherwise this tests nothing */
+	ASSERT_EQ(1, fib_addr & 1) TH_LOG("fib at %#" PRIx64 " is aligned", fib_addr);
+	need_hpm(_metadata, self);
+
+	setenv("SIFIVE_PERF_MODE", "perf-record", 1);
+	ASSERT_EQ(0, run(record, TMP ".out")) TH_LOG("perf record failed, see " TMP ".log");
+	unsetenv("SIFIVE_PERF_MODE");
+	ASSERT_EQ(1, count_matching(TMP ".out", "fib(20) = 6765"));
+
+	/* perf script: every record is fib's, at fib's address */
+	ASSERT_EQ(0, run(script, TMP ".syms"));
+	fp = fopen(TMP ".syms", "r");
+	ASSERT_NE(NULL, fp);
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, " %" SCNx64 " %s", &ip, sym) != 2)
+			continue;
+		if (!ip) {	/* the header: no address */
+			headers++;
+			continue;
+		}
+		if ((ip != fib_addr || strcmp(sym, "fib")) && bad++ < 5)
+			TH_LOG("record %lu: %s", n, line);
+		n++;
+	}
+	fclose(fp);
+	EXPECT_EQ(1UL, headers);
+	EXPECT_EQ(2 * calls, n);
+	EXPECT_EQ(0UL, bad) TH_LOG("%lu of %lu records not at fib (%#" PRIx64 ")", bad, n,
+				   fib_addr);
+
+	/* perf report: fib has them all */
+	ASSERT_EQ(0, run(report, TMP ".report"));
+	EXPECT_EQ(1, count_matching(TMP ".report", "100.00%  [.] fib"));
+	EXPECT_EQ(0, count_matching(TMP ".report", "frame_dummy"));
+
+	/*
+	 * sifive-perf decode of the same program's own trace file: the same
+	 * records, and for each the function perf named
+	 */
+	unlink("/tmp/trace.rtd");
+	ASSERT_EQ(0, chdir("/tmp"));
+	setenv("SIFIVE_PERF_BUFFER_SIZE", "16M", 1);
+	ASSERT_EQ(0, run((char *[]){ LIB_FIB_O1, NULL }, TMP ".out2"));
+	unsetenv("SIFIVE_PERF_BUFFER_SIZE");
+	ASSERT_EQ(0, run(decode, TMP ".csv"));
+	fp = fopen(TMP ".syms", "r");
+	fd = fopen(TMP ".csv", "r");
+	ASSERT_NE(NULL, fp);
+	ASSERT_NE(NULL, fd);
+	n = 0;
+	while (fgets(line, sizeof(line), fd)) {
+		char type[16], fn[LINE_LEN];
+
+		if (sscanf(line, "%*u,%*u,%*u,%15[^,],%*[^,],%[^,\n]", type, fn) != 2 ||
+		    (strcmp(type, "enter") && strcmp(type, "exit")))
+			continue;
+		n++;
+		do {
+			if (!fgets(line, sizeof(line), fp))
+				break;
+		} while (sscanf(line, " %" SCNx64 " %s", &ip, sym) != 2 || !ip);
+		if (!strcmp(fn, sym))
+			same++;
+		else if (n - same <= 5)
+			TH_LOG("record %lu: sifive-perf decode %s, perf %s", n, fn, sym);
+	}
+	fclose(fp);
+	fclose(fd);
+	EXPECT_EQ(2 * calls, n);
+	EXPECT_EQ(n, same);
+	unlink("/tmp/trace.rtd");
 }
 
 /* perf record -a: two harts at once behind the funnel, each on its CPU */

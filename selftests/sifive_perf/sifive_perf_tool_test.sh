@@ -51,7 +51,7 @@ cleanup() {
 }
 
 echo "TAP version 13"
-NTESTS=17
+NTESTS=18
 echo "1..$NTESTS"
 why=
 if [ "$(id -u)" != 0 ]; then
@@ -130,7 +130,16 @@ echo "# 32 KiB buffer: $size bytes, $enters entries decoded"
 	grep -q "filled up" small.err && grep -q " 1 header(s)" small.dec
 res "fib example, 32 KiB buffer: stops on wrap, what fits decodes" small.err small.dec
 
-# 6-8: record --func an instrumented program that does not link the library,
+# 6: what the library says it stored is what trace.rtd holds: fib(20) writes
+# 43782 records, "N of 43782 record(s) stored, 43782 - N could not be stored"
+recs=$(($(count small.csv ",enter,") + $(count small.csv ",exit,")))
+lost=$(sed -n 's/.* \([0-9][0-9]*\)\( record(s)\)\{0,1\} could not be stored.*/\1/p' small.err)
+said=$(sed -n 's/.* \([0-9][0-9]*\) of \([0-9][0-9]*\) record(s) stored.*/\1 \2/p' small.err)
+echo "# 32 KiB buffer: $recs records in the file; library: ${lost:-?} not stored, '${said:-?}'"
+[ -n "$lost" ] && [ $((43782 - lost)) = "$recs" ] && [ "$said" = "$recs 43782" ]
+res "fib example, 32 KiB buffer: the library's stored/not stored counts match the file" small.err
+
+# 7-9: record --func an instrumented program that does not link the library,
 # in every count type; on ITC channel 9 with the SRAM sink, 6 with a 1 MiB SBA sink
 for c in delta raw xor; do
 	case $c in
@@ -149,7 +158,7 @@ for c in delta raw xor; do
 	res "record --func --count $c $opts: fib(15) makes 1973 calls" fibi.out fibi.err fibi.sum fibi.dec
 done
 
-# 9: the JSON (Chrome trace events) of that trace
+# 10: the JSON (Chrome trace events) of that trace
 sifive-perf decode fibi.rtd --elf "$LIB/tests/fibi" --format json > fibi.json 2> /dev/null
 b=$(grep -c '"ph":"B"' fibi.json)
 e=$(grep -c '"ph":"E"' fibi.json)
@@ -158,7 +167,7 @@ fibs=$(grep -c '"ph":"B".*"name":"fib"' fibi.json)
 	grep -q '"ph":"C".*"cycles":' fibi.json && tail -n 1 fibi.json | grep -q '^]}$'
 res "decode --format json: nested spans with counters"
 
-# 10: text: headers, counter definitions, symbolised records
+# 11: text: headers, counter definitions, symbolised records
 sifive-perf decode fibi.rtd --elf "$LIB/tests/fibi" > fibi.txt 2> /dev/null
 grep -q "\[Perf Header\].*\[CountType=xor\]" fibi.txt && \
 	[ "$(count fibi.txt '\[Perf Cntr Def\]')" = 4 ] && \
@@ -166,7 +175,7 @@ grep -q "\[Perf Header\].*\[CountType=xor\]" fibi.txt && \
 	grep -q "\[Name=dcache_miss_mmio_accesses\] \[CntrCSR=0xc03\]" fibi.txt
 res "decode text: header, definitions, symbols"
 
-# 11: --timer on an unmodified program: samples where it spends its time
+# 12: --timer on an unmodified program: samples where it spends its time
 sifive-perf record --timer=2000 -o spin.rtd -- "$LIB/tests/spin" 400 > spin.out 2> spin.err
 rc=$?
 sifive-perf decode spin.rtd --elf "$LIB/tests/spin" --format summary > spin.sum 2> spin.dec
@@ -176,7 +185,7 @@ echo "# --timer: $hot of $total samples in spin_work"
 [ $rc = 0 -a "$total" -ge 20 -a $((hot * 2)) -ge "$total" ]
 res "record --timer: samples of an unmodified program, mostly in spin_work" spin.out spin.err spin.sum spin.dec
 
-# 12: two threads at once, each in its own stream
+# 13: two threads at once, each in its own stream
 sifive-perf record -e cycles,instructions -o threads.rtd -- "$LIB/tests/threads" 500 \
 	> threads.out 2> threads.err
 rc=$?
@@ -191,7 +200,7 @@ echo "# threads: work_a $a calls in $sa stream(s), work_b $bb in $sb"
 [ $rc = 0 -a "$a" = 500 -a "$bb" = 500 -a "$sa" = 1 -a "$sb" = 1 -a "$same" = 0 ]
 res "record --func two threads at once: 500 calls each, one stream each" threads.out threads.err threads.dec
 
-# 13: --timer on two threads at once: each samples in its own stream
+# 14: --timer on two threads at once: each samples in its own stream
 sifive-perf record --timer=2000 -o spin2.rtd -- "$LIB/tests/spin" 300 2 > spin2.out 2>&1
 rc=$?
 sifive-perf decode spin2.rtd --elf "$LIB/tests/spin" --format csv > spin2.csv 2> /dev/null
@@ -204,20 +213,20 @@ echo "# --timer, 2 threads: samples in spin_work from $streams stream(s), at lea
 [ $rc = 0 -a "$streams" = 2 -a "$per" -ge 10 ]
 res "record --timer two threads: both sampled, each in its own stream" spin2.out spin2.per
 
-# 14: --manual: the program's own perfWriteCntrs() calls
+# 15: --manual: the program's own perfWriteCntrs() calls
 sifive-perf record --manual -o manual.rtd -- "$LIB/tests/manual" 25 > manual.out 2>&1
 rc=$?
 sifive-perf decode manual.rtd --format csv > manual.csv 2> /dev/null
 [ $rc = 0 -a "$(count manual.csv ',manual,')" = 25 ]
 res "record --manual: 25 records" manual.out
 
-# 15: list
+# 16: list
 sifive-perf list > list.out 2>&1
 grep -q "dcache_miss" list.out && grep -q "branch-misses" list.out && \
 	grep -q "cpu=0 hart=0" list.out
 res "list: sysfs aliases, libpfm4 names, encoders" list.out
 
-# 16: bad input is refused
+# 17: bad input is refused
 sifive-perf record -e no_such_event -- "$LIB/tests/spin" 1 > bad.out 2>&1
 rc1=$?
 sifive-perf record -- "$LIB/examples/fib-static" > static.out 2>&1
@@ -226,7 +235,7 @@ rc2=$?
 [ $rc1 = 2 -a $rc2 = 1 ] && grep -q "unknown event" bad.out
 res "record refuses unknown events and static programs" bad.out static.out
 
-# 17: a program whose set-up fails runs no further
+# 18: a program whose set-up fails runs no further
 SIFIVE_PERF_BUFFER_SIZE=nonsense sifive-perf record --func -o x.rtd -- "$LIB/tests/fibi" 3 \
 	> setup.out 2>&1
 rc=$?

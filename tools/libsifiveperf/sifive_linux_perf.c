@@ -65,6 +65,7 @@
 
 #include "sifive_linux_perf.h"
 #include "sifive_perf_format.h"
+#include "spf_decode.h"
 #include "spf_internal.h"
 
 #define SPF_PMU_DIR		"/sys/bus/event_source/devices"
@@ -101,6 +102,7 @@ struct spf_slot {
 	/* statistics: written by the owner, read by anyone */
 	atomic_uint_fast64_t records, headers, dropped, errors, syscalls;
 	uint32_t aux_flags;		/* under g.lock */
+	uint64_t unstored;		/* under g.lock: see count_unstored() */
 };
 
 static struct {
@@ -1092,6 +1094,30 @@ static void scan_data(struct spf_slot *s)
 	__atomic_store_n(&pc->data_tail, pos, __ATOMIC_RELEASE);
 }
 
+/*
+ * Records counted as stored that the buffer does not hold. A record counts
+ * as stored when the hart was traced for all of its ITC stores, but that
+ * only bounds what the trace keeps: once the buffer is full, the sink stops
+ * on wrap and the stores made since (a whole sink window) never reach it.
+ * So when the buffer may have lost something (records not stored, a
+ * truncated or partial trace), its records are counted by decoding it, and
+ * the difference moves from "stored" to "not stored". Under g.lock.
+ */
+static void count_unstored(struct spf_slot *s, uint64_t len)
+{
+	uint64_t stored = stat_get(&s->records);
+	struct spf_decode_result res;
+	unsigned int srcbits;
+
+	if (!stat_get(&s->dropped) &&
+	    !(s->aux_flags & (PERF_AUX_FLAG_TRUNCATED | PERF_AUX_FLAG_PARTIAL)))
+		return;
+	srcbits = spf_guess_srcbits(s->aux, len, g.enc.channel);
+	if (spf_decode_buffer(s->aux, len, srcbits, g.enc.channel, false, NULL, NULL, &res))
+		return;		/* out of memory: keep the bound */
+	s->unstored = stored > res.perf.records ? stored - res.perf.records : 0;
+}
+
 static int write_all(int fd, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
@@ -1113,7 +1139,7 @@ static int write_all(int fd, const void *buf, size_t len)
 SPF_API int perfWriteTrace(char *file)
 {
 	const char *path = file ? file : "trace.rtd";
-	uint64_t dropped = 0, total = 0;
+	uint64_t dropped = 0, stored = 0, total = 0;
 	uint32_t flags = 0;
 	unsigned int i;
 	int fd, ret = 0;
@@ -1146,10 +1172,12 @@ SPF_API int perfWriteTrace(char *file)
 			spf_err("perfWriteTrace(): %s: %s", path, strerror(errno));
 			ret = 1;
 		}
+		count_unstored(s, head);
 		ioctl(s->trace_fd, PERF_EVENT_IOC_ENABLE, 0);
 		total += head;
 		flags |= s->aux_flags;
-		dropped += stat_get(&s->dropped);
+		stored += stat_get(&s->records) - s->unstored;
+		dropped += stat_get(&s->dropped) + s->unstored;
 	}
 	g.bytes = total;
 	pthread_mutex_unlock(&g.lock);
@@ -1162,8 +1190,9 @@ SPF_API int perfWriteTrace(char *file)
 			"ends early; a larger SBABufferSize or SIFIVE_PERF_BUFFER_SIZE keeps more",
 			path);
 	if (dropped)
-		spf_err("%s: %llu record(s) could not be stored (trace stopped, or a hart "
-			"not traced)", path, (unsigned long long)dropped);
+		spf_err("%s: %llu of %llu record(s) stored, %llu could not be stored (trace "
+			"stopped, or a hart not traced)", path, (unsigned long long)stored,
+			(unsigned long long)(stored + dropped), (unsigned long long)dropped);
 	if (flags & PERF_AUX_FLAG_PARTIAL)
 		spf_err("%s: the trace has gaps (PERF_AUX_FLAG_PARTIAL)", path);
 	return ret;
@@ -1183,9 +1212,9 @@ SPF_API int perfGetStats(struct perfStats *st)
 		if (!atomic_load(&s->ready))
 			continue;
 		st->threads++;
-		st->records += stat_get(&s->records);
+		st->records += stat_get(&s->records) - s->unstored;
 		st->headers += stat_get(&s->headers);
-		st->dropped += stat_get(&s->dropped);
+		st->dropped += stat_get(&s->dropped) + s->unstored;
 		st->errors += stat_get(&s->errors);
 		st->syscalls += stat_get(&s->syscalls);
 		st->clipped += s->enc.clipped;

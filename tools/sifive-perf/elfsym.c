@@ -300,18 +300,31 @@ static bool inside(const struct elfsym *es, const struct elf_func *fn, uint64_t 
 }
 
 /*
- * Trace addresses have bit 0 clear (the format uses it as a flag): a
- * function at an odd address (x86) is found from its even neighbour.
+ * Trace addresses have bit 0 clear (the format uses it as a flag), so an
+ * address A stands for A or A + 1. Records are about function starts and
+ * the call sites control returns to: a function that starts at A + 1 (x86
+ * compilers do not always align functions) is the one, otherwise the
+ * function containing A. perf's sifive-trace decoding (--itrace=o) resolves
+ * record addresses the same way, so both name the same function.
  */
 const struct elf_func *elfsym_lookup(const struct elfsym *es, uint64_t addr, uint64_t *off)
 {
 	uint64_t a = addr - es->bias;
-	const struct elf_func *fn = find(es, a | 1);
+	const struct elf_func *fn;
 
-	if (!fn || !inside(es, fn, a | 1))
+	if (!(a & 1)) {
+		fn = find(es, a + 1);
+		if (fn && fn->addr == a + 1) {
+			if (off)
+				*off = 0;
+			return fn;
+		}
+	}
+	fn = find(es, a);
+	if (!fn || !inside(es, fn, a))
 		return NULL;
 	if (off)
-		*off = a > fn->addr ? a - fn->addr : 0;
+		*off = a - fn->addr;
 	return fn;
 }
 

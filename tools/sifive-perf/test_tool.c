@@ -214,6 +214,45 @@ static void test_elf(void)
 }
 
 /*
+ * Record addresses lose bit 0: A stands for A or A + 1. A function that
+ * starts at A + 1 wins, otherwise the function containing A (as perf's
+ * --itrace=o resolves them), also at the last byte of a function.
+ */
+static void test_elf_odd(void)
+{
+	struct elf_func funcs[] = {
+		{ 0x1000, 0x11, "even" },	/* ends at 0x1011 */
+		{ 0x1011, 0x2f, "odd" },	/* -O1 on x86: not aligned */
+		{ 0x1040, 0x3, "short" },	/* ends at 0x1043, then a gap */
+		{ 0x1050, 0x0, "unsized" },	/* up to the next symbol */
+		{ 0x1063, 0x10, "last" },
+	};
+	struct elfsym es = { .funcs = funcs, .nfuncs = 5 };
+	static const struct { uint64_t a; const char *name; uint64_t off; } want[] = {
+		{ 0x1000, "even", 0 }, { 0x100e, "even", 0xe }, { 0x1010, "odd", 0 },
+		{ 0x1012, "odd", 1 }, { 0x103e, "odd", 0x2d }, { 0x1040, "short", 0 },
+		{ 0x1042, "short", 2 }, { 0x1044, NULL, 0 }, { 0x1050, "unsized", 0 },
+		{ 0x1060, "unsized", 0x10 }, { 0x1062, "last", 0 }, { 0x1070, "last", 0xd },
+		{ 0x1074, NULL, 0 }, { 0xffe, NULL, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		uint64_t off = ~0ULL;
+		const struct elf_func *fn = elfsym_lookup(&es, want[i].a, &off);
+
+		if (!want[i].name) {
+			CHECK(!fn);
+			continue;
+		}
+		CHECK(fn && !strcmp(fn->name, want[i].name) && off == want[i].off);
+		if (!fn || strcmp(fn->name, want[i].name) || off != want[i].off)
+			printf("#   %#" PRIx64 ": %s+%#" PRIx64 ", want %s+%#" PRIx64 "\n",
+			       want[i].a, fn ? fn->name : "(none)", off, want[i].name,
+			       want[i].off);
+	}
+}
+
+/*
  * A trace of two threads: outer_fn calling inner_fn 5 times, then 3
  * samples in sampled_fn; a second stream with 2 manual records. Delta
  * counts, cycles += 100 per record, a raw event += 1.
@@ -365,9 +404,10 @@ int main(void)
 		perror("mkdtemp");
 		return 1;
 	}
-	printf("TAP version 13\n1..3\n");
+	printf("TAP version 13\n1..4\n");
 	RUN(events);
 	RUN(elf);
+	RUN(elf_odd);
 	RUN(decode);
 	events_cleanup();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
