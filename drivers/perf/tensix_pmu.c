@@ -49,6 +49,18 @@ static const char *const tensix_arch_names[] = {
 	[TENSIX_BLACKHOLE] = "blackhole",
 };
 
+/* What the architectures wire: L1 mux groups and Tensix tiles per chip */
+static const struct {
+	unsigned int mux_bits;
+	unsigned int l1_groups;
+	unsigned int max_cores;
+} tensix_arch_info[] = {
+	[TENSIX_WORMHOLE] = { TENSIX_MUX_BITS_WORMHOLE, TENSIX_L1_GROUPS_WORMHOLE,
+			      TENSIX_MAX_CORES_WORMHOLE },
+	[TENSIX_BLACKHOLE] = { TENSIX_MUX_BITS_BLACKHOLE, TENSIX_L1_GROUPS_BLACKHOLE,
+			       TENSIX_MAX_CORES_BLACKHOLE },
+};
+
 static const unsigned int tensix_ctrl_base[] = TENSIX_BANK_CTRL_BASES;
 static const unsigned int tensix_out_base[] = TENSIX_BANK_OUT_BASES;
 
@@ -143,22 +155,28 @@ static unsigned int tensix_ev_cores(struct tensix_pmu *tp, struct perf_event *ev
 	return socpmu_units(event, tp->nr_cores, first);
 }
 
-/* Bank and select of every counter of the seed */
+/* Bank, select, L1 mux group and architectures of every wired counter */
 static const struct {
 	u8 bank;
 	u16 sel;
+	u8 mux;
+	u8 arch;
 } tensix_counters[] = {
-#define TENSIX_COUNTER(name, b, id, mux) { TENSIX_BANK_##b, (id) },
+#define TENSIX_COUNTER(name, b, id, m, a) { TENSIX_BANK_##b, (id), (m), (a) },
 	TENSIX_EVENTS(TENSIX_COUNTER)
 #undef TENSIX_COUNTER
 };
 
-static bool tensix_select_known(unsigned int bank, unsigned int sel)
+/* Does the RTL wire select @sel of @bank (L1: in mux group @mux) on this chip? */
+static bool tensix_select_wired(struct tensix_pmu *tp, unsigned int bank,
+				unsigned int sel, unsigned int mux)
 {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(tensix_counters); i++)
-		if (tensix_counters[i].bank == bank && tensix_counters[i].sel == sel)
+		if ((tensix_counters[i].arch & BIT(tp->arch)) &&
+		    tensix_counters[i].bank == bank && tensix_counters[i].sel == sel &&
+		    (bank != TENSIX_BANK_L1 || tensix_counters[i].mux == mux))
 			return true;
 	return false;
 }
@@ -180,15 +198,17 @@ static int tensix_event_init(struct socpmu *sp, struct perf_event *event,
 		pr_debug("%s: no bank %u\n", sp->name, bank);
 		return -EINVAL;
 	}
-	if (tensix_ev_cycles(event) ? tensix_ev_sel(event) != 0 :
-	    !tensix_select_known(bank, tensix_ev_sel(event))) {
-		pr_debug("%s: bank %u has no counter 0x%x\n", sp->name, bank,
-			 tensix_ev_sel(event));
-		return -EINVAL;
-	}
-	if (mux && (!tensix_ev_muxed(event) || mux >= BIT(tp->mux_bits))) {
+	if (mux && (!tensix_ev_muxed(event) ||
+		    mux >= tensix_arch_info[tp->arch].l1_groups)) {
 		pr_debug("%s: l1mux=%u invalid for bank %u on %s\n", sp->name, mux,
 			 bank, tensix_arch_names[tp->arch]);
+		return -EINVAL;
+	}
+	if (tensix_ev_cycles(event) ? tensix_ev_sel(event) != 0 :
+	    !tensix_select_wired(tp, bank, tensix_ev_sel(event), mux)) {
+		pr_debug("%s: %s wires no counter 0x%x in bank %u (l1mux %u)\n",
+			 sp->name, tensix_arch_names[tp->arch], tensix_ev_sel(event),
+			 bank, mux);
 		return -EINVAL;
 	}
 	*nr = tensix_ev_cores(tp, event, &first);
@@ -377,6 +397,7 @@ struct tensix_event_attr {
 	u16 sel;
 	u8 bank;
 	u8 mux;
+	u8 arch;	/* TENSIX_ARCH_* the event exists on */
 	bool cycles;
 };
 
@@ -388,6 +409,9 @@ static ssize_t tensix_event_show(struct device *dev, struct device_attribute *at
 
 	if (ea->cycles)
 		len = sysfs_emit(buf, "bank=%u,cycles=1", ea->bank);
+	else if (ea->sel & TENSIX_SEL_GRANT)
+		len = sysfs_emit(buf, "bank=%u,event=0x%x,grant=1", ea->bank,
+				 ea->sel & ~TENSIX_SEL_GRANT);
 	else
 		len = sysfs_emit(buf, "bank=%u,event=0x%x", ea->bank, ea->sel);
 	if (ea->bank == TENSIX_BANK_L1 && !ea->cycles)
@@ -395,31 +419,47 @@ static ssize_t tensix_event_show(struct device *dev, struct device_attribute *at
 	return len + sysfs_emit_at(buf, len, "\n");
 }
 
-#define TENSIX_EVENT_ATTR(_name, _bank, _sel, _mux, _cycles)			\
+#define TENSIX_EVENT_ATTR(_name, _bank, _sel, _mux, _arch, _cycles)		\
 	(&((struct tensix_event_attr[]) {					\
 		{ __ATTR(_name, 0444, tensix_event_show, NULL),			\
-		  _sel, TENSIX_BANK_##_bank, _mux, _cycles }			\
+		  _sel, TENSIX_BANK_##_bank, _mux, _arch, _cycles }		\
 	})[0].attr.attr),
-#define TENSIX_COUNTER_ATTR(_name, _bank, _sel, _mux)				\
-	TENSIX_EVENT_ATTR(_name, _bank, _sel, _mux, false)
+#define TENSIX_COUNTER_ATTR(_name, _bank, _sel, _mux, _arch)			\
+	TENSIX_EVENT_ATTR(_name, _bank, _sel, _mux, _arch, false)
+#define TENSIX_CYCLES_ATTR(_name, _bank)					\
+	TENSIX_EVENT_ATTR(_name, _bank, 0, 0, TENSIX_ARCH_BOTH, true)
 
+/*
+ * The RTL names of both architectures and the seed's aliases, some names
+ * twice with another select per architecture: the chip's arch picks.
+ */
 static struct attribute *tensix_event_attrs[] = {
 	TENSIX_EVENTS(TENSIX_COUNTER_ATTR)
-	TENSIX_EVENT_ATTR(instrn_thread_cycles, INSTRN_THREAD, 0, 0, true)
-	TENSIX_EVENT_ATTR(fpu_cycles, FPU, 0, 0, true)
-	TENSIX_EVENT_ATTR(tdma_unpack_cycles, TDMA_UNPACK, 0, 0, true)
-	TENSIX_EVENT_ATTR(l1_cycles, L1, 0, 0, true)
-	TENSIX_EVENT_ATTR(tdma_pack_cycles, TDMA_PACK, 0, 0, true)
+	TENSIX_SEED_ALIASES(TENSIX_COUNTER_ATTR)
+	TENSIX_CYCLES_ATTR(instrn_thread_cycles, INSTRN_THREAD)
+	TENSIX_CYCLES_ATTR(fpu_cycles, FPU)
+	TENSIX_CYCLES_ATTR(tdma_unpack_cycles, TDMA_UNPACK)
+	TENSIX_CYCLES_ATTR(l1_cycles, L1)
+	TENSIX_CYCLES_ATTR(tdma_pack_cycles, TDMA_PACK)
 	NULL,
 };
+
+static umode_t tensix_event_visible(struct kobject *kobj, struct attribute *attr, int n)
+{
+	struct tensix_pmu *tp = to_tensix(to_socpmu(dev_get_drvdata(kobj_to_dev(kobj))));
+	struct tensix_event_attr *ea = container_of(attr, struct tensix_event_attr, attr.attr);
+
+	return ea->arch & BIT(tp->arch) ? attr->mode : 0;
+}
 
 static const struct attribute_group tensix_events_group = {
 	.name = "events",
 	.attrs = tensix_event_attrs,
+	.is_visible = tensix_event_visible,
 };
 
 static struct attribute *tensix_format_attrs[] = {
-	SOCPMU_FORMAT_ATTR(event, "config:0-8"),
+	SOCPMU_FORMAT_ATTR(event, "config:0-7"),
 	SOCPMU_FORMAT_ATTR(grant, "config:8"),
 	SOCPMU_FORMAT_ATTR(bank, "config:16-18"),
 	SOCPMU_FORMAT_ATTR(l1mux, "config:24-26"),
@@ -512,8 +552,7 @@ static struct tensix_pmu *tensix_pmu_alloc(unsigned int nr, enum tensix_arch arc
 		return NULL;
 	tp->units = (void *)tp + banks;
 	tp->arch = arch;
-	tp->mux_bits = arch == TENSIX_BLACKHOLE ? TENSIX_MUX_BITS_BLACKHOLE :
-						  TENSIX_MUX_BITS_WORMHOLE;
+	tp->mux_bits = tensix_arch_info[arch].mux_bits;
 	tp->nr_cores = nr;
 	/* OUT_L counts one per cycle, as fast as any counter can */
 	tp->sp.poll_ns = socpmu_poll_ns(clock_hz, 32);
@@ -542,6 +581,7 @@ static int tensix_pmu_probe(struct platform_device *pdev)
 	struct device *dev = &pdev->dev;
 	const struct platform_device_id *id = platform_get_device_id(pdev);
 	unsigned int nr_cores, stride = 0, c;
+	enum tensix_arch arch;
 	struct tensix_pmu *tp;
 	struct regmap *map;
 	u64 clock_hz;
@@ -560,8 +600,13 @@ static int tensix_pmu_probe(struct platform_device *pdev)
 	if (IS_ERR(map))
 		return dev_err_probe(dev, PTR_ERR(map), "no registers\n");
 
-	tp = tensix_pmu_alloc(nr_cores, id ? id->driver_data :
-			      (uintptr_t)device_get_match_data(dev), clock_hz);
+	arch = id ? id->driver_data : (uintptr_t)device_get_match_data(dev);
+	if (nr_cores > tensix_arch_info[arch].max_cores)
+		return dev_err_probe(dev, -EINVAL,
+				     "tenstorrent,num-cores %u: a %s chip has %u Tensix cores\n",
+				     nr_cores, tensix_arch_names[arch],
+				     tensix_arch_info[arch].max_cores);
+	tp = tensix_pmu_alloc(nr_cores, arch, clock_hz);
 	if (!tp)
 		return -ENOMEM;
 	for (c = 0; c < nr_cores; c++) {

@@ -11,19 +11,25 @@
  *    mode and the L1 mux field of PERF_CNT_MUX_CTRL), bit 1 stops it (counts
  *    freeze and stay readable). PERF_CNT_ALL does the same for INSTRN_THREAD
  *    and FPU together, with its own edge memory.
- *  - All 512 counters of a bank count at once; the select is only the
- *    output mux of OUT_H. OUT_L shows the reference cycles. Counts are 64
- *    bits inside and wrap at 32 bits on read.
+ *  - Every counter of a bank counts at once; the select is only the output
+ *    mux of OUT_H. The counters are wired per architecture as the RTL map
+ *    of include/socpmu/tensix_regs.h says (TENSIX_EVENTS): activity on a
+ *    select that the arch does not wire is lost and the select reads 0.
+ *    OUT_L shows the reference cycles. Counts are 64 bits inside and wrap
+ *    at 32 bits on read.
  *  - Mode 0 counts cycles until stopped; mode 1 stops by itself when the
  *    cycles reach PERF_CNT_*0; mode 2 does not count cycles (OUT_L stays 0).
  *    Other modes behave as mode 0.
- *  - L1 has 8 counter ids: signal s counts into id s % 8 if s / 8 equals the
- *    mux latched at start (wormhole: 1 mux bit, blackhole: 3).
+ *  - L1 has 8 counter ids and their grants (256 + id): signal s (256 + s
+ *    for a grant) counts into id s % 8 if s / 8 equals the mux latched at
+ *    start. Wormhole wires mux groups 0-1 (1 mux bit), Blackhole 0-4 (3
+ *    bits; values 5-7 select nothing).
  * Only running banks count. Activity comes from debugfs: "inject" and
  * "advance" (deterministic) or "workload" (wall-clock driven).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": tensix: " fmt
 
+#include <linux/bitmap.h>
 #include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/fs.h>
@@ -53,6 +59,20 @@ static const char *const tensix_bank_names[] = TENSIX_BANK_NAMES;
 
 static const char *const tensix_sim_archs[] = { "wormhole", "blackhole" };
 static const u8 tensix_sim_mux_bits[] = { TENSIX_MUX_BITS_WORMHOLE, TENSIX_MUX_BITS_BLACKHOLE };
+static const u8 tensix_sim_l1_groups[] = {
+	TENSIX_L1_GROUPS_WORMHOLE, TENSIX_L1_GROUPS_BLACKHOLE
+};
+
+/* Bank, select and architectures of every wired counter (L1 aside) */
+static const struct {
+	u8 bank;
+	u16 sel;
+	u8 arch;
+} tensix_sim_wiring[] = {
+#define TENSIX_SIM_WIRE(name, b, id, m, a) { TENSIX_BANK_##b, (id), (a) },
+	TENSIX_EVENTS(TENSIX_SIM_WIRE)
+#undef TENSIX_SIM_WIRE
+};
 
 /* Units of the matmul workload, each busy for a duty cycle in percent */
 enum { WL_FPU, WL_UNPACK, WL_PACK, WL_NR_UNITS };
@@ -87,8 +107,8 @@ static const struct tensix_sim_wl_event tensix_sim_wl[] = {
 	WL(INSTRN_THREAD,  18, UNPACK, 1050),	/* unpack_instrn_available_0 */
 	WL(INSTRN_THREAD,  23, PACK,   1050),	/* pack_instrn_available_2 */
 	WL(INSTRN_THREAD, 256, UNPACK,  250),	/* thread_instructions_0 */
-	WL(INSTRN_THREAD, 257, FPU,     250),	/* thread_instructions_1 */
-	WL(INSTRN_THREAD, 258, PACK,    250),	/* thread_instructions_2 */
+	WL(INSTRN_THREAD, 264, FPU,     250),	/* thread_instructions_1 */
+	WL(INSTRN_THREAD, 272, PACK,    250),	/* thread_instructions_2 */
 	WL(FPU,             0, FPU,    1000),	/* fpu_instruction */
 	WL(FPU,             1, FPU,     100),	/* sfpu_instruction */
 	WL(FPU,           257, FPU,    1000),	/* fpu_or_sfpu_instrn */
@@ -146,7 +166,8 @@ struct tensix_sim_core {
  * struct tensix_sim - state of one simulated Tensix device
  * @lock: protects everything below; taken from atomic context
  * @mux_mask: L1 mux field of PERF_CNT_MUX_CTRL, shifted down
- * @nsignals: L1 signals, 8 per mux value
+ * @nsignals: L1 signals, 8 per wired mux group
+ * @wired: the selects each bank wires (the L1 bank: see @nsignals)
  * @clock_hz: core clock
  * @wl_on: the workload is playing
  * @wl_duty: workload duty cycles in percent, indexed by WL_*
@@ -160,6 +181,7 @@ struct tensix_sim {
 	raw_spinlock_t lock;	/* protects the whole model; taken under perf locks */
 	unsigned int mux_mask;
 	unsigned int nsignals;
+	DECLARE_BITMAP(wired[TENSIX_NR_BANKS], TENSIX_NR_SEL);
 	u64 clock_hz;
 	bool wl_on;
 	unsigned int wl_duty[WL_NR_UNITS];
@@ -190,14 +212,21 @@ static u64 tensix_sim_advance(struct tensix_sim_bank *bank, u64 n)
 	return n;
 }
 
-/* Add @n to counter @id of bank @b, or for L1 to the counter of signal @id */
-static void tensix_sim_count(struct tensix_sim_bank *bank, unsigned int b,
-			     unsigned int id, u64 n)
+/*
+ * Add @n to counter @id of bank @b, or for L1 to the counter of signal @id;
+ * activity on what the arch does not wire is lost.
+ */
+static void tensix_sim_count(const struct tensix_sim *ts, struct tensix_sim_bank *bank,
+			     unsigned int b, unsigned int id, u64 n)
 {
 	if (b == TENSIX_BANK_L1) {
-		if (id / TENSIX_L1_IDS_PER_MUX != bank->mux)
+		unsigned int sig = id & ~TENSIX_SEL_GRANT;
+
+		if (sig >= ts->nsignals || sig / TENSIX_L1_IDS_PER_MUX != bank->mux)
 			return;
-		id %= TENSIX_L1_IDS_PER_MUX;
+		id = (id & TENSIX_SEL_GRANT) | sig % TENSIX_L1_IDS_PER_MUX;
+	} else if (!test_bit(id, ts->wired[b])) {
+		return;
 	}
 	bank->cnt[id] += n;
 }
@@ -249,7 +278,7 @@ static void tensix_sim_sync(struct tensix_sim *ts)
 			if (ran[ev->bank] != n)
 				inc = tensix_sim_wl_count(ts, i, base + ran[ev->bank]) -
 				      tensix_sim_wl_count(ts, i, base);
-			tensix_sim_count(&bank[ev->bank], ev->bank, ev->id, inc);
+			tensix_sim_count(ts, &bank[ev->bank], ev->bank, ev->id, inc);
 		}
 	}
 }
@@ -420,16 +449,19 @@ static ssize_t tensix_sim_inject_write(struct file *file, const char __user *ubu
 		pr_debug("unknown bank %s\n", w[1]);
 		return -EINVAL;
 	}
-	if (socpmu_sim_parse_uint("id", w[2], 0, b == TENSIX_BANK_L1 ?
-				  ts->nsignals - 1 : TENSIX_NR_SEL - 1, &id) ||
+	if (socpmu_sim_parse_uint("id", w[2], 0, TENSIX_NR_SEL - 1, &id) ||
 	    socpmu_sim_parse_u64("n", w[3], &n))
 		return -EINVAL;
+	if (b == TENSIX_BANK_L1 && (id & ~TENSIX_SEL_GRANT) >= ts->nsignals) {
+		pr_debug("no L1 signal %u (%u per request/grant)\n", id, ts->nsignals);
+		return -EINVAL;
+	}
 
 	raw_spin_lock_irqsave(&ts->lock, flags);
 	tensix_sim_sync(ts);
 	for (c = first; c < end; c++)
 		if (ts->core[c].bank[b].running)
-			tensix_sim_count(&ts->core[c].bank[b], b, id, n);
+			tensix_sim_count(ts, &ts->core[c].bank[b], b, id, n);
 	raw_spin_unlock_irqrestore(&ts->lock, flags);
 	return count;
 }
@@ -628,6 +660,7 @@ struct tensix_sim *tensix_sim_new(unsigned int ncores, unsigned int arch,
 				  unsigned int clock_mhz)
 {
 	struct tensix_sim *ts;
+	unsigned int i;
 
 	ts = kvzalloc(struct_size(ts, core, ncores), GFP_KERNEL);
 	if (!ts)
@@ -635,7 +668,10 @@ struct tensix_sim *tensix_sim_new(unsigned int ncores, unsigned int arch,
 	raw_spin_lock_init(&ts->lock);
 	ts->ncores = ncores;
 	ts->mux_mask = BIT(tensix_sim_mux_bits[arch]) - 1;
-	ts->nsignals = (ts->mux_mask + 1) * TENSIX_L1_IDS_PER_MUX;
+	ts->nsignals = tensix_sim_l1_groups[arch] * TENSIX_L1_IDS_PER_MUX;
+	for (i = 0; i < ARRAY_SIZE(tensix_sim_wiring); i++)
+		if (tensix_sim_wiring[i].arch & BIT(arch))
+			__set_bit(tensix_sim_wiring[i].sel, ts->wired[tensix_sim_wiring[i].bank]);
 	ts->clock_hz = (u64)clock_mhz * HZ_PER_MHZ;
 	return ts;
 }

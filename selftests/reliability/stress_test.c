@@ -39,8 +39,9 @@ struct tev {
 	unsigned int bank, id, mux;
 };
 
-#define TEV(n, b, i, m) { #n, TENSIX_BANK_##b, (i), (m) },
-static const struct tev tevs[] = { TENSIX_EVENTS(TEV) };
+/* Both arches wire these names at the same select: no arch needed */
+#define TEV(n, b, i, m, a) { #n, TENSIX_BANK_##b, (i), (m) },
+static const struct tev tevs[] = { TENSIX_EVENTS(TEV) TENSIX_SEED_ALIASES(TEV) };
 #undef TEV
 static const char *const bank_names[TENSIX_NR_BANKS] = TENSIX_BANK_NAMES;
 

@@ -2,7 +2,7 @@
 /*
  * tensix_bench - cost of reading Tensix PMU events.
  *
- * For 1, 8 and 61 events of one bank (INSTRN_THREAD, the bank with 61
+ * For 1, 8 and 59 events of one bank (INSTRN_THREAD, the bank with 59
  * counters) this reads every event N times and prints, per read:
  *   - register accesses, from the simulator's debugfs "regs" counters
  *     ("reads R\nwrites W\n", reset by writing 0), and
@@ -28,7 +28,7 @@
 #include "kselftest.h"
 #include "tensix_lib.h"
 
-#define MAX_EVENTS	61
+#define MAX_EVENTS	59
 #define POLL_MAX_US	60000000	/* the core's upper limit, 60 s */
 
 static struct tensix_dev bench_dev;
@@ -66,7 +66,7 @@ static int open_events(const struct tensix_dev *t, const struct config *c,
 	     i++) {
 		const struct tev *e = &tensix_events[i];
 
-		if (e->bank != TENSIX_BANK_INSTRN_THREAD)
+		if (e->bank != TENSIX_BANK_INSTRN_THREAD || e->alias || !tev_on(t, e))
 			continue;
 		fd[n] = sp_open(&t->d, cfg_tev(e), sp_cfg1_unit_short(c->core),
 				c->group && n ? fd[0] : -1,

@@ -17,36 +17,59 @@
 struct tensix_dev {
 	struct sp_dev d;
 	int cores;
-	int mux_values;			/* 2 on wormhole, 8 on blackhole */
+	int mux_values;			/* L1 mux groups: 2 on wormhole, 5 on blackhole */
+	unsigned int arch;		/* TENSIX_ARCH_WH or TENSIX_ARCH_BH */
+	int nr_events;			/* RTL counters of the arch: 130 or 165 */
 };
 
-/* The 94 counters of the seed, from the shared X-macro table. */
+/*
+ * The RTL counters of both arches, then the seed's aliases, from the shared
+ * X-macro tables; an entry counts on the arches in its @arch mask.
+ */
 struct tev {
 	const char *name;
 	unsigned int bank;
 	unsigned int id;
 	unsigned int mux;
+	unsigned int arch;
+	bool alias;
 };
 
-#define TEV_ENTRY(n, b, i, m) { #n, TENSIX_BANK_##b, (i), (m) },
-static const struct tev tensix_events[] = { TENSIX_EVENTS(TEV_ENTRY) };
+#define TEV_ENTRY(n, b, i, m, a) { #n, TENSIX_BANK_##b, (i), (m), (a), false },
+#define TEV_ALIAS(n, b, i, m, a) { #n, TENSIX_BANK_##b, (i), (m), (a), true },
+static const struct tev tensix_events[] = {
+	TENSIX_EVENTS(TEV_ENTRY)
+	TENSIX_SEED_ALIASES(TEV_ALIAS)
+};
 #undef TEV_ENTRY
+#undef TEV_ALIAS
 
 static const char *const tensix_bank_names[TENSIX_NR_BANKS] = TENSIX_BANK_NAMES;
 
-static inline const struct tev *tev_find(const char *name)
+/* Does event @e exist on @t's architecture? */
+static inline bool tev_on(const struct tensix_dev *t, const struct tev *e)
+{
+	return e->arch & t->arch;
+}
+
+/* The event named @name on @t's architecture, or NULL */
+static inline const struct tev *tev_find(const struct tensix_dev *t, const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(tensix_events); i++)
-		if (!strcmp(tensix_events[i].name, name))
+		if (tev_on(t, &tensix_events[i]) && !strcmp(tensix_events[i].name, name))
 			return &tensix_events[i];
 	return NULL;
 }
 
-/* Simulator inject id of a counter: L1 signals are mux * 8 + counter id. */
+/*
+ * Simulator inject id of a counter: L1 signals are mux * 8 + counter id,
+ * plus 256 for a grant counter.
+ */
 static inline unsigned int tev_signal(const struct tev *e)
 {
 	return e->bank == TENSIX_BANK_L1 ?
-		e->mux * TENSIX_L1_IDS_PER_MUX + e->id : e->id;
+		(e->id & 0x100) | (e->mux * TENSIX_L1_IDS_PER_MUX + (e->id & 0xff)) :
+		e->id;
 }
 
 /*
@@ -87,8 +110,15 @@ static inline int tensix_dev_create(struct tensix_dev *t, const char *name,
 
 	memset(t, 0, sizeof(*t));
 	t->cores = cores;
-	t->mux_values = strcmp(arch, "blackhole") ?
-		1 << TENSIX_MUX_BITS_WORMHOLE : 1 << TENSIX_MUX_BITS_BLACKHOLE;
+	if (strcmp(arch, "blackhole")) {
+		t->mux_values = TENSIX_L1_GROUPS_WORMHOLE;
+		t->arch = TENSIX_ARCH_WH;
+		t->nr_events = TENSIX_NR_EVENTS_WORMHOLE;
+	} else {
+		t->mux_values = TENSIX_L1_GROUPS_BLACKHOLE;
+		t->arch = TENSIX_ARCH_BH;
+		t->nr_events = TENSIX_NR_EVENTS_BLACKHOLE;
+	}
 	snprintf(params, sizeof(params), "cores=%d arch=%s", cores, arch);
 	ret = sp_dev_create(&t->d, "tensix", name, params, "tensix_");
 	if (!ret && t->d.cpu < 0)

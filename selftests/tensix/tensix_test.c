@@ -205,7 +205,7 @@ static const struct tfmt {
 	int word;
 	unsigned int lo, hi;
 } tensix_formats[] = {
-	{ "event",  0,  0,  8 },
+	{ "event",  0,  0,  7 },
 	{ "grant",  0,  8,  8 },
 	{ "bank",   0, 16, 18 },
 	{ "l1mux",  0, 24, 26 },
@@ -300,15 +300,17 @@ struct alias {
 	uint64_t config;
 };
 
-/* The 94 counters then the 5 "<bank>_cycles" events. */
-static int expected_aliases(struct alias *out)
+/* The arch's RTL counters and seed aliases, then the 5 "<bank>_cycles" events. */
+static int expected_aliases(const struct tensix_dev *t, struct alias *out)
 {
 	int n = 0;
 
-	for (size_t i = 0; i < ARRAY_SIZE(tensix_events); i++, n++) {
+	for (size_t i = 0; i < ARRAY_SIZE(tensix_events); i++) {
+		if (!tev_on(t, &tensix_events[i]))
+			continue;
 		snprintf(out[n].name, sizeof(out[n].name), "%s",
 			 tensix_events[i].name);
-		out[n].config = cfg_tev(&tensix_events[i]);
+		out[n++].config = cfg_tev(&tensix_events[i]);
 	}
 	for (unsigned int b = 0; b < TENSIX_NR_BANKS; b++, n++) {
 		snprintf(out[n].name, sizeof(out[n].name), "%s_cycles",
@@ -345,14 +347,17 @@ static const char *sim_device_type(const char *name, char *type, size_t len)
 TEST_F(tensix, sysfs_layout)
 {
 	const struct tensix_dev *t = &self->dev;
-	struct alias aliases[TENSIX_NR_EVENTS + TENSIX_NR_BANKS];
+	struct alias aliases[ARRAY_SIZE(tensix_events) + TENSIX_NR_BANKS];
 	char path[512], buf[256];
 	struct dirent *de;
 	uint64_t val;
 	DIR *dir;
-	int n, ret, first;
+	int n, ret, first, nrtl = 0;
 
-	ASSERT_EQ(TENSIX_NR_EVENTS, (int)ARRAY_SIZE(tensix_events));
+	/* the RTL map: Wormhole 130 counters, Blackhole 165 */
+	for (size_t i = 0; i < ARRAY_SIZE(tensix_events); i++)
+		nrtl += !tensix_events[i].alias && tev_on(t, &tensix_events[i]);
+	ASSERT_EQ(t->nr_events, nrtl);
 	EXPECT_LE(PERF_TYPE_MAX, t->d.type);
 
 	/* format/: exactly the SPEC's fields */
@@ -381,7 +386,7 @@ TEST_F(tensix, sysfs_layout)
 	closedir(dir);
 
 	/* events/: every counter and cycles event with its encoding */
-	n = expected_aliases(aliases);
+	n = expected_aliases(t, aliases);
 	for (int i = 0; i < n; i++) {
 		uint64_t cfg[3];
 
@@ -451,9 +456,10 @@ static void inject_noise(struct __test_metadata *_metadata,
 		for (int m = 0; m < t->mux_values; m++)
 			if (m != (int)e->mux)
 				INJECT(t, ALL_CORES, e->bank,
-				       m * TENSIX_L1_IDS_PER_MUX + e->id,
+				       (sig & 0x100) | (m * TENSIX_L1_IDS_PER_MUX + (e->id & 7)),
 				       1000003);
 		INJECT(t, ALL_CORES, e->bank, sig ^ 1, 1000033);
+		INJECT(t, ALL_CORES, e->bank, sig ^ 0x100, 1000037);
 	} else {
 		INJECT(t, ALL_CORES, e->bank, e->id ^ 1, 1000037);
 		INJECT(t, ALL_CORES, e->bank, e->id ^ 0x100, 1000039);
@@ -540,12 +546,17 @@ static void check_cycles(struct __test_metadata *_metadata,
 	close(fd);
 }
 
-/* All 94 counters and 5 cycles events, summed over all cores. */
+/*
+ * Every RTL counter of the arch and every seed alias counts exactly what is
+ * injected under its RTL select, summed over all cores; then the 5 cycles
+ * events.
+ */
 TEST_F(tensix, count_every_event)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(tensix_events); i++)
-		check_counter(_metadata, &self->dev, &tensix_events[i], 0,
-			      ALL_CORES, 1000 * (i + 1));
+		if (tev_on(&self->dev, &tensix_events[i]))
+			check_counter(_metadata, &self->dev, &tensix_events[i], 0,
+				      ALL_CORES, 1000 * (i + 1));
 	for (unsigned int b = 0; b < TENSIX_NR_BANKS; b++)
 		check_cycles(_metadata, &self->dev, b, 0, ALL_CORES,
 			     100000 * (b + 1));
@@ -569,13 +580,14 @@ TEST_F(tensix, count_single_core)
 		"cfg_instrn_available_0", "thread_instructions_2",
 		"sfpu_instruction", "fpu_or_sfpu_instrn",
 		"data_hazard_stalls_movd2a", "srca_write",
-		"packer_busy", "available_math",
-		"noc_ring0_outgoing_0", "tdma_packer_2_wr",
+		"packer_busy", "available_math", "dest_read_granted_0",
+		"noc_ring0_outgoing_0", "l1_1_ext_unpacker_1",
+		"l1_0_noc_ring0_incoming_1_grant", "l1_1_port8_grant",
 	};
 	const struct tensix_dev *t = &self->dev;
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		const struct tev *e = tev_find(names[i]);
+		const struct tev *e = tev_find(t, names[i]);
 
 		ASSERT_NE(NULL, e) TH_LOG("%s not in the event table", names[i]);
 		for (int c = 0; c < t->cores; c++)
@@ -588,22 +600,70 @@ TEST_F(tensix, count_single_core)
 				     300 * (b + 1));
 }
 
-/* Raw L1 events for every mux value of the architecture and every id. */
+/*
+ * Raw L1 events for every mux group the architecture wires (Blackhole's
+ * groups 2-4 too) and every id, request and grant.
+ */
 TEST_F(tensix, count_l1_every_mux)
 {
 	const struct tensix_dev *t = &self->dev;
 
 	for (int mux = 0; mux < t->mux_values; mux++) {
 		for (unsigned int id = 0; id < TENSIX_L1_IDS_PER_MUX; id++) {
-			struct tev e = {
-				.name = "raw l1", .bank = TENSIX_BANK_L1,
-				.id = id, .mux = (unsigned int)mux,
-			};
+			for (unsigned int grant = 0; grant <= 0x100; grant += 0x100) {
+				struct tev e = {
+					.name = "raw l1", .bank = TENSIX_BANK_L1,
+					.id = grant | id, .mux = (unsigned int)mux,
+				};
 
-			check_counter(_metadata, t, &e, 0, ALL_CORES,
-				      100 * (mux * 8 + id + 1));
+				check_counter(_metadata, t, &e, 0, ALL_CORES,
+					      100 * (mux * 8 + id + 1) + grant);
+			}
 		}
 	}
+}
+
+/*
+ * The seed's names are aliases of RTL counters: in sysfs each reads the
+ * same terms as the RTL name of its signal on this arch, and the seed's
+ * unwired xsearch events are not offered.
+ */
+TEST_F(tensix, seed_aliases_resolve)
+{
+	const struct tensix_dev *t = &self->dev;
+	char path[128], buf[128], rtl[128];
+	int nalias = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(tensix_events); i++) {
+		const struct tev *a = &tensix_events[i];
+		const struct tev *r = NULL;
+
+		if (!a->alias || !tev_on(t, a))
+			continue;
+		for (size_t j = 0; j < ARRAY_SIZE(tensix_events) && !r; j++) {
+			const struct tev *e = &tensix_events[j];
+
+			if (!e->alias && tev_on(t, e) && e->bank == a->bank &&
+			    e->id == a->id && e->mux == a->mux)
+				r = e;
+		}
+		ASSERT_NE(NULL, r) TH_LOG("alias %s has no RTL counter", a->name);
+		snprintf(path, sizeof(path), "events/%s", a->name);
+		ASSERT_LE(0, sp_pmu_read(&t->d, path, buf, sizeof(buf))) TH_LOG("%s", path);
+		snprintf(path, sizeof(path), "events/%s", r->name);
+		ASSERT_LE(0, sp_pmu_read(&t->d, path, rtl, sizeof(rtl))) TH_LOG("%s", path);
+		EXPECT_STREQ(rtl, buf) TH_LOG("%s vs %s", a->name, r->name);
+		nalias++;
+	}
+	/* 21 seed names differ from the RTL's; 2 of them denote other ports on Blackhole */
+	EXPECT_EQ(t->arch == TENSIX_ARCH_WH ? 21 : 19, nalias);
+	for (int th = 0; th < 3; th++) {
+		snprintf(path, sizeof(path), "events/xsearch_instrn_available_%d", th);
+		EXPECT_EQ(-ENOENT, sp_pmu_read(&t->d, path, buf, sizeof(buf))) TH_LOG("%s", path);
+	}
+	/* thread_instructions_1/2 at 264/272 (the seed: 257/258) */
+	ASSERT_LE(0, sp_pmu_read(&t->d, "events/thread_instructions_1", buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "event=0x8,grant=1")) TH_LOG("%s", buf);
 }
 
 /*
@@ -664,7 +724,7 @@ TEST_F(tensix, shared_bank_events)
 static void wrap_test(struct __test_metadata *_metadata,
 		      const struct tensix_dev *t, bool read_between)
 {
-	const struct tev *e = tev_find("thread_instructions_2");
+	const struct tev *e = tev_find(t, "thread_instructions_2");
 	const uint64_t chunk = 3000000000ull;	/* < 2^32 */
 	const int chunks = 6;			/* 1.8e10 > 2^34 */
 	const int core = t->cores - 1;
@@ -768,11 +828,17 @@ TEST_F_TIMEOUT(tensix, l1_multiplexing, 120)
 	const struct tensix_dev *t = &self->dev;
 	struct mux_state st = { 0 };
 	uint64_t t0, cost, period, mux_ms, duration, next, bursts = 0;
+	struct tev mux_ev[MUX_NR];
 	int n = 0;
 
-	for (size_t i = 0; i < ARRAY_SIZE(tensix_events) && n < MUX_NR; i++)
-		if (tensix_events[i].bank == TENSIX_BANK_L1)
-			st.ev[n++] = &tensix_events[i];
+	/* every mux group the arch wires takes part (Blackhole: 0-4) */
+	for (unsigned int id = 0; id < TENSIX_L1_IDS_PER_MUX && n < MUX_NR; id++)
+		for (int m = 0; m < t->mux_values && n < MUX_NR; m++) {
+			mux_ev[n] = (struct tev){ .name = "raw l1", .bank = TENSIX_BANK_L1,
+						  .id = id, .mux = (unsigned int)m };
+			st.ev[n] = &mux_ev[n];
+			n++;
+		}
 	ASSERT_EQ(MUX_NR, n);
 
 	for (int i = 0; i < MUX_NR; i++) {
@@ -868,12 +934,13 @@ TEST_F_TIMEOUT(tensix, l1_multiplexing, 120)
  * Rejected configurations
  */
 
-static bool select_known(unsigned int bank, unsigned int sel)
+/* Does the arch's RTL map wire @sel of @bank (L1: in mux group 0)? */
+static bool select_known(const struct tensix_dev *t, unsigned int bank, unsigned int sel)
 {
-	if (bank == TENSIX_BANK_L1)
-		return sel < TENSIX_L1_IDS_PER_MUX;
 	for (size_t i = 0; i < ARRAY_SIZE(tensix_events); i++)
-		if (tensix_events[i].bank == bank && tensix_events[i].id == sel)
+		if (!tensix_events[i].alias && tev_on(t, &tensix_events[i]) &&
+		    tensix_events[i].bank == bank && tensix_events[i].id == sel &&
+		    tensix_events[i].mux == 0)
 			return true;
 	return false;
 }
@@ -897,12 +964,12 @@ TEST_F(tensix, bad_config)
 	check_result(_metadata, &nfail, 0,
 		     try_open_cfg(t, valid, SP_CFG1_BYUNIT, 0), "core 0");
 
-	/* bank 0..7 x select 0..511: exactly the seed's counters open */
+	/* bank 0..7 x select 0..511: exactly the arch's wired counters open */
 	for (unsigned int bank = 0; bank <= TENSIX_CFG_BANK_MASK; bank++)
 		for (unsigned int sel = 0; sel < TENSIX_NR_SEL; sel++)
 			check_result(_metadata, &nfail,
 				     bank < TENSIX_NR_BANKS &&
-				     select_known(bank, sel) ? 0 : einval,
+				     select_known(t, bank, sel) ? 0 : einval,
 				     try_open_cfg(t, cfg_counter(bank, sel, 0),
 						  0, 0),
 				     "bank %u select %u", bank, sel);
@@ -1310,7 +1377,9 @@ TEST_F_TIMEOUT(tensix, perf_stat, 180)
 		{ "fpu_instruction,bycore=1", 12345 },
 		{ "fpu_instruction,core=2", 12347 },
 		{ "srca_write,core=1", 777 },
+		{ "srca_write_not_blocked_ovr,core=1", 999 },
 		{ "noc_ring1_incoming_0", 42 * n },
+		{ "l1_1_noc_ring1_incoming_0", 42 * n },
 		{ "fpu_cycles", 1000 * n },
 	};
 	int len = 0, nlines = 0, fd;
@@ -1330,9 +1399,10 @@ TEST_F_TIMEOUT(tensix, perf_stat, 180)
 				"echo \"%d fpu 0 %d\" > $d/inject;", c,
 				12345 + c);
 	snprintf(script + len, sizeof(script) - len,
-		 "echo \"1 tdma_unpack 261 777\" > $d/inject;"
-		 "echo \"2 tdma_unpack 261 5\" > $d/inject;"
-		 "echo \"all l1 9 42\" > $d/inject;"
+		 "echo \"1 tdma_unpack 262 777\" > $d/inject;"
+		 "echo \"2 tdma_unpack 262 5\" > $d/inject;"
+		 "echo \"1 tdma_unpack 261 999\" > $d/inject;"
+		 "echo \"all l1 14 42\" > $d/inject;"
 		 "echo \"all l1 1 1000\" > $d/inject;"
 		 "echo \"all 1000\" > $d/advance");
 

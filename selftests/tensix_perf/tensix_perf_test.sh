@@ -202,7 +202,8 @@ wl_idle() {
 }
 
 # gen_script FILE SIMDEV CORE [NOISE_CORE]: the measured command's script.
-# Inject ids: seed counter ids; L1 signal = mux * 8 + id.
+# Inject ids: the RTL map's selects (the seed's names at their RTL
+# select); L1 signal = mux * 8 + id.
 gen_script() {
 	f=$1 d=$SIMDBG/$2 c=$3
 	: > "$f"
@@ -214,7 +215,7 @@ fpu 0 $FPU
 fpu 1 $SFPU
 fpu 257 $FOS
 instrn_thread 16 $FAV1
-tdma_unpack 261 $SRCAW
+tdma_unpack 262 $SRCAW
 tdma_unpack 259 $SRCBW
 tdma_unpack 7 $U0B
 tdma_unpack 8 $U1B
@@ -229,22 +230,22 @@ instrn_thread 24 $ST0
 instrn_thread 25 $ST1
 instrn_thread 26 $ST2
 instrn_thread 256 $TI0
-instrn_thread 257 $TI1
-instrn_thread 258 $TI2
-l1 0 $R0A
-l1 1 $R0B
-l1 2 $R0C
-l1 3 $R0D
-l1 8 $R1A
-l1 9 $R1B
-l1 10 $R1C
-l1 11 $R1D
+instrn_thread 264 $TI1
+instrn_thread 272 $TI2
+l1 7 $R0A
+l1 6 $R0B
+l1 5 $R0C
+l1 4 $R0D
+l1 15 $R1A
+l1 14 $R1B
+l1 13 $R1C
+l1 12 $R1D
 EOF
 	[ "$CYC" -gt 0 ] && echo "echo '$c $CYC' > $d/advance || exit 9" >> "$f"
 	# Activity on another core, which a --core run must not see
 	if [ -n "${4:-}" ]; then
-		for line in "fpu 0 777" "fpu 257 777" "tdma_pack 18 777" "tdma_unpack 261 777" \
-			    "instrn_thread 24 777" "l1 0 777" "l1 8 777"; do
+		for line in "fpu 0 777" "fpu 257 777" "tdma_pack 18 777" "tdma_unpack 262 777" \
+			    "instrn_thread 24 777" "l1 7 777" "l1 15 777"; do
 			echo "echo '$4 $line' > $d/inject || exit 9" >> "$f"
 		done
 		echo "echo '$4 555' > $d/advance || exit 9" >> "$f"
@@ -420,10 +421,14 @@ run_workload() {
 	fi
 	rows=$(($(wc -l < "$dir/counters.csv") - 1))
 	l1rows=$(awk -F, '$2 == "L1"' "$dir/counters.csv" | wc -l)
-	want=16
-	[ "$mux" != both ] && want=8
-	if [ "$rows" -ne $((78 + want)) ] || [ "$l1rows" -ne $want ]; then
-		diag "$tname: $rows counter rows ($l1rows L1), want $((78 + want)) ($want L1)"
+	# one row per event of the PMU: Wormhole 130 RTL counters + 21 seed
+	# aliases (48 L1, 24 per mux group), Blackhole 165 + 19 (94 L1, 2 mux
+	# groups of 24, 3 of 16); a single mux group here is group 0 or 1
+	other=103 want=48 groups=2
+	[ "$(cat "$BUS/$pmu/identifier")" = blackhole ] && other=90 want=94 groups=5
+	[ "$mux" != both ] && want=24
+	if [ "$rows" -ne $((other + want)) ] || [ "$l1rows" -ne $want ]; then
+		diag "$tname: $rows counter rows ($l1rows L1), want $((other + want)) ($want L1)"
 		st=1
 	fi
 	if [ "$(head -n 1 "$dir/counters.csv")" != \
@@ -432,7 +437,7 @@ run_workload() {
 		st=1
 	fi
 	if [ "$mux" = both ]; then
-		if ! grep -q '^# note: the 2 L1 mux groups' "$dir/out.txt"; then
+		if ! grep -q "^# note: the $groups L1 mux groups" "$dir/out.txt"; then
 			diag "$tname: no multiplexing note in the -x output"
 			st=1
 		fi

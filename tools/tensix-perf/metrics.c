@@ -44,8 +44,9 @@
 #include "metrics.h"
 
 const struct tp_event_info tp_events[TP_NR_EV] = {
-#define TP_EV_INFO(n, b, i, m) [TP_EV_##n] = { #n, TENSIX_BANK_##b, (i), (m) },
-	TENSIX_EVENTS(TP_EV_INFO)
+#define TP_EV_INFO1(n, b, i, m) [TP_EV_##n] = { #n, TENSIX_BANK_##b, (i), (m) },
+#define TP_EV_INFO(n, b, i, m, a) TP_ON_WH(TP_EV_INFO1, a)(n, b, i, m)
+	TP_TABLE(TP_EV_INFO)
 #undef TP_EV_INFO
 };
 

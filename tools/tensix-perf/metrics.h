@@ -17,15 +17,31 @@
 
 #include <socpmu/tensix_regs.h>
 
-/* One index per counter of the seed, in TENSIX_EVENTS order: TP_EV_fpu_instruction, ... */
+/*
+ * The tool's counter table: the Wormhole B0 counters of the RTL map and the
+ * seed's aliases (the names the metrics use), in TENSIX_EVENTS order. The
+ * PMU's events/ aliases give each name's select on the device's own arch;
+ * a name the device does not wire is simply not counted.
+ * TP_ON_WH(X, arch) is X for entries that exist on Wormhole, else TP_SKIP.
+ */
+#define TP_WH_0x1(x) x
+#define TP_WH_0x2(x) TP_SKIP
+#define TP_WH_0x3(x) x
+#define TP_ON_WH_(x, arch) TP_WH_##arch(x)
+#define TP_ON_WH(x, arch) TP_ON_WH_(x, arch)
+#define TP_SKIP(...)
+#define TP_TABLE(X) TENSIX_EVENTS(X) TENSIX_SEED_ALIASES(X)
+
+/* One index per counter of the table: TP_EV_fpu_instruction, ... */
+#define TP_EV_ENUM1(name, bank, id, mux) TP_EV_##name,
+#define TP_EV_ENUM(name, bank, id, mux, arch) TP_ON_WH(TP_EV_ENUM1, arch)(name, bank, id, mux)
 enum tp_ev {
-#define TP_EV_ENUM(name, bank, id, mux) TP_EV_##name,
-	TENSIX_EVENTS(TP_EV_ENUM)
-#undef TP_EV_ENUM
+	TP_TABLE(TP_EV_ENUM)
 	TP_NR_EV
 };
+#undef TP_EV_ENUM
 
-_Static_assert(TP_NR_EV == TENSIX_NR_EVENTS, "TENSIX_EVENTS and TENSIX_NR_EVENTS disagree");
+_Static_assert(TP_NR_EV == TENSIX_NR_EVENTS_WORMHOLE + 21, "the table: 130 counters and 21 aliases");
 
 #define TP_NR_THREADS	3	/* Tensix threads T0 (unpack), T1 (math), T2 (pack) */
 #define TP_MAX_MUX	8	/* L1 mux values: 2 on wormhole, 8 on blackhole */

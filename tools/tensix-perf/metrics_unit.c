@@ -293,19 +293,23 @@ TEST(event_table)
 {
 	int per_bank[TENSIX_NR_BANKS] = { 0 }, threads = 0;
 
-	CHECK(TP_NR_EV == 94, "%d counters", TP_NR_EV);
+	/* Wormhole's 130 RTL counters and the 21 seed aliases */
+	CHECK(TP_NR_EV == 151, "%d counters", TP_NR_EV);
 	for (int i = 0; i < TP_NR_EV; i++) {
 		per_bank[tp_events[i].bank]++;
 		threads += tp_event_thread(i) >= 0;
 		CHECK(tp_event_find(tp_events[i].name) == i, "find %s", tp_events[i].name);
 	}
-	CHECK(per_bank[TENSIX_BANK_INSTRN_THREAD] == 61, "%d", per_bank[0]);
-	CHECK(per_bank[TENSIX_BANK_FPU] == 3, "%d", per_bank[1]);
-	CHECK(per_bank[TENSIX_BANK_TDMA_UNPACK] == 11, "%d", per_bank[2]);
-	CHECK(per_bank[TENSIX_BANK_L1] == 16, "%d", per_bank[3]);
-	CHECK(per_bank[TENSIX_BANK_TDMA_PACK] == 3, "%d", per_bank[4]);
-	/* 19 per-thread triples: 9 availability/stall + 9 wait + instructions */
-	CHECK(threads == 57, "%d per-thread counters", threads);
+	CHECK(per_bank[TENSIX_BANK_INSTRN_THREAD] == 59, "%d", per_bank[0]);
+	CHECK(per_bank[TENSIX_BANK_FPU] == 3 + 3, "%d", per_bank[1]);
+	CHECK(per_bank[TENSIX_BANK_TDMA_UNPACK] == 22 + 2, "%d", per_bank[2]);
+	CHECK(per_bank[TENSIX_BANK_L1] == 32 + 16, "%d", per_bank[3]);
+	CHECK(per_bank[TENSIX_BANK_TDMA_PACK] == 14, "%d", per_bank[4]);
+	/* 18 per-thread triples: 8 availability/stall + 9 wait + instructions */
+	CHECK(threads == 54, "%d per-thread counters", threads);
+	CHECK(tp_events[TP_EV_thread_instructions_1].id == 264, "thread 1 instructions");
+	CHECK(tp_events[TP_EV_waiting_for_math_idle_1].id == 51, "per-thread waits");
+	CHECK(tp_events[TP_EV_srca_write].id == 262, "srca_write is SRCA_WRITE_ACTUAL");
 	CHECK(tp_event_thread(TP_EV_fpu_instrn_available_1) == 1, "fpu_instrn_available_1");
 	CHECK(tp_event_thread(TP_EV_thread_instructions_2) == 2, "thread_instructions_2");
 	CHECK(tp_event_thread(TP_EV_waiting_for_srca_clear) == -1, "shared");
