@@ -1092,6 +1092,19 @@ static int hpm_probe(struct platform_device *pdev)
 	if (hpm->ops->set_overflow_handler && hpm->ops->read_overflow)
 		hpm->overflow_irq = !hpm->ops->set_overflow_handler(hpm->ctx, hpm_overflow, hpm);
 	hpm->sampling = HPM_CAN_SAMPLE && hpm->overflow_irq;
+	/*
+	 * Counters that wrap faster than the poll timer can serve are kept by
+	 * their overflow interrupt; without one they would lose counts.
+	 */
+	if (!hpm->poll_ns) {
+		if (!hpm->overflow_irq) {
+			dev_err(dev, "%u-bit counters at %llu Hz wrap in under 400 us and there is no overflow interrupt\n",
+				min_width, clock_hz);
+			ret = -EINVAL;
+			goto err_handler;
+		}
+		hpm->poll_ns = socpmu_poll_ns(clock_hz, 64);
+	}
 
 	hpm->pmu = (struct pmu) {
 		.module		= THIS_MODULE,

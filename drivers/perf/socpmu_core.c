@@ -55,8 +55,10 @@ EXPORT_SYMBOL_GPL(socpmu_alloc);
  * @clock_hz: fastest rate at which a counter can increment
  * @width: counter width in bits
  *
- * Return: a quarter of the time the counter takes to wrap, clamped to the
- * range the core accepts.
+ * Return: a quarter of the time the counter takes to wrap, at most 60 s;
+ * 0 when that is below 100 us, faster than the poll timer is trusted to
+ * run: such counters need an overflow interrupt, the timer cannot keep
+ * them exact.
  */
 u64 socpmu_poll_ns(u64 clock_hz, unsigned int width)
 {
@@ -65,7 +67,9 @@ u64 socpmu_poll_ns(u64 clock_hz, unsigned int width)
 	if (!clock_hz || width >= 64)
 		return SOCPMU_POLL_MAX_NS;
 	ns = mul_u64_u64_div_u64(BIT_ULL(width), NSEC_PER_SEC, clock_hz) / 4;
-	return clamp_t(u64, ns, SOCPMU_POLL_MIN_NS, SOCPMU_POLL_MAX_NS);
+	if (ns < SOCPMU_POLL_MIN_NS)
+		return 0;
+	return min_t(u64, ns, SOCPMU_POLL_MAX_NS);
 }
 EXPORT_SYMBOL_GPL(socpmu_poll_ns);
 
@@ -583,9 +587,12 @@ static ssize_t poll_interval_us_store(struct device *dev,
 	ret = kstrtou64(buf, 0, &us);
 	if (ret)
 		return ret;
-	if (us > div_u64(SOCPMU_POLL_MAX_NS, NSEC_PER_USEC) ||
+	/* Longer than a quarter of the fastest wrap would lose counts */
+	if (us > div_u64(sp->poll_max_ns, NSEC_PER_USEC) ||
 	    us < div_u64(SOCPMU_POLL_MIN_NS, NSEC_PER_USEC)) {
-		pr_debug("%s: poll interval must be 100us..60s\n", sp->name);
+		pr_debug("%s: poll interval must be %lu..%llu us (a quarter of the fastest counter wrap)\n",
+			 sp->name, SOCPMU_POLL_MIN_NS / NSEC_PER_USEC,
+			 div_u64(sp->poll_max_ns, NSEC_PER_USEC));
 		return -EINVAL;
 	}
 	/* Takes effect at the next expiry */
@@ -643,6 +650,11 @@ int socpmu_register(struct socpmu *sp, struct device *dev,
 	if (!ops->event_init || !ops->add || !ops->del || !ops->read ||
 	    !ops->read_begin != !ops->read_end)
 		return -EINVAL;
+	if (!sp->poll_ns) {
+		dev_err(dev, "counters wrap in under %lu us: the poll timer cannot keep them exact\n",
+			4 * SOCPMU_POLL_MIN_NS / NSEC_PER_USEC);
+		return -EINVAL;
+	}
 
 	sp->id = ida_alloc(ida, GFP_KERNEL);
 	if (sp->id < 0)
@@ -658,8 +670,8 @@ int socpmu_register(struct socpmu *sp, struct device *dev,
 	INIT_DELAYED_WORK(&sp->idle_work, socpmu_idle_work);
 	hrtimer_init(&sp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	sp->timer.function = socpmu_poll;
-	if (!sp->poll_ns)
-		sp->poll_ns = SOCPMU_POLL_MAX_NS;
+	/* The driver's default is the longest period that loses nothing */
+	sp->poll_max_ns = sp->poll_ns;
 
 	sp->pmu = (struct pmu) {
 		.module		= dev->driver ? dev->driver->owner : THIS_MODULE,

@@ -92,7 +92,10 @@ struct socpmu_ops {
  * @lock: serialises hardware access and @active
  * @active: scheduled events, polled by @timer
  * @timer: poll timer that keeps 64-bit counts exact across counter wraps
- * @poll_ns: poll period; drivers set a default, sysfs can override it
+ * @poll_ns: poll period; drivers set it to socpmu_poll_ns() of their fastest
+ *	counter, sysfs can lower it
+ * @poll_max_ns: longest poll period that catches every wrap (the driver's
+ *	default): sysfs refuses longer ones
  * @txn_read: number of open group transactions and PMU-disabled windows
  * @dead: the device is gone; the PMU only waits for its events to close
  * @nr_events: events initialised on this PMU and not yet destroyed
@@ -113,6 +116,7 @@ struct socpmu {
 	struct list_head active;
 	struct hrtimer timer;
 	u64 poll_ns;
+	u64 poll_max_ns;
 	unsigned int txn_read;
 	bool dead;
 	atomic_t nr_events;

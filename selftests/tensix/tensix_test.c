@@ -435,6 +435,28 @@ TEST_F(tensix, sysfs_layout)
 	EXPECT_STREQ("tensix", sim_device_type(t->d.name, buf, sizeof(buf)));
 }
 
+/*
+ * poll_interval_us: the default is a quarter of the 32-bit wrap at the
+ * device's 1 GHz (2^32 ns / 4), and nothing longer is accepted (it would
+ * lose counts); nothing shorter than 100 us either.
+ */
+TEST_F(tensix, poll_interval_bound)
+{
+	const struct tensix_dev *t = &self->dev;
+	const uint64_t max_us = (1ull << 32) / 4 / 1000;	/* 1073741 */
+	uint64_t val;
+
+	ASSERT_EQ(0, sp_pmu_read_u64(&t->d, "poll_interval_us", &val));
+	EXPECT_EQ(max_us, val);
+	EXPECT_EQ(-EINVAL, sp_pmu_write_u64(&t->d, "poll_interval_us", max_us + 1));
+	EXPECT_EQ(-EINVAL, sp_pmu_write_u64(&t->d, "poll_interval_us", 60000000));
+	EXPECT_EQ(-EINVAL, sp_pmu_write_u64(&t->d, "poll_interval_us", 99));
+	EXPECT_EQ(0, sp_pmu_write_u64(&t->d, "poll_interval_us", 100));
+	EXPECT_EQ(0, sp_pmu_write_u64(&t->d, "poll_interval_us", max_us));
+	ASSERT_EQ(0, sp_pmu_read_u64(&t->d, "poll_interval_us", &val));
+	EXPECT_EQ(max_us, val);
+}
+
 /* ---------------------------------------------------------------------
  * Exact counts
  */
