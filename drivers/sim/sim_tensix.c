@@ -119,26 +119,26 @@ static const struct tensix_sim_wl_event tensix_sim_wl[] = {
 	WL(TDMA_UNPACK,     7, UNPACK, 1000),	/* unpack0_busy_thread0 */
 	WL(TDMA_UNPACK,     8, UNPACK, 1000),	/* unpack1_busy_thread0 */
 	WL(TDMA_UNPACK,   259, UNPACK,  800),	/* srcb_write */
-	WL(TDMA_UNPACK,   261, UNPACK,  800),	/* srca_write */
+	WL(TDMA_UNPACK,   262, UNPACK,  800),	/* srca_write (srca_write_actual) */
 	WL(TDMA_PACK,      11, PACK,    900),	/* packer_dest_read_available */
 	WL(TDMA_PACK,      18, PACK,   1000),	/* packer_busy */
 	WL(TDMA_PACK,     272, PACK,    850),	/* available_math */
-	WL(L1,              0, UNPACK,  200),	/* noc_ring0_incoming_1 */
-	WL(L1,              1, UNPACK,  200),	/* noc_ring0_incoming_0 */
-	WL(L1,              2, PACK,    150),	/* noc_ring0_outgoing_1 */
-	WL(L1,              3, PACK,    150),	/* noc_ring0_outgoing_0 */
-	WL(L1,              4, UNPACK,  100),	/* l1_arb_tdma_bundle_1 */
-	WL(L1,              5, UNPACK,  100),	/* l1_arb_tdma_bundle_0 */
-	WL(L1,              6, UNPACK,  300),	/* l1_arb_unpacker */
-	WL(L1,              7, UNPACK,   50),	/* l1_no_arb_unpacker */
-	WL(L1,              8, UNPACK,  100),	/* noc_ring1_incoming_1 */
-	WL(L1,              9, UNPACK,  100),	/* noc_ring1_incoming_0 */
-	WL(L1,             10, PACK,    100),	/* noc_ring1_outgoing_1 */
-	WL(L1,             11, PACK,    100),	/* noc_ring1_outgoing_0 */
-	WL(L1,             12, PACK,     50),	/* tdma_bundle_1_arb */
-	WL(L1,             13, UNPACK,   50),	/* tdma_bundle_0_arb */
-	WL(L1,             14, UNPACK,   50),	/* tdma_ext_unpack_9_10 */
-	WL(L1,             15, PACK,    200),	/* tdma_packer_2_wr */
+	WL(L1,              7, UNPACK,  200),	/* noc_ring0_incoming_1 */
+	WL(L1,              6, UNPACK,  200),	/* noc_ring0_incoming_0 */
+	WL(L1,              5, PACK,    150),	/* noc_ring0_outgoing_1 */
+	WL(L1,              4, PACK,    150),	/* noc_ring0_outgoing_0 */
+	WL(L1,              3, UNPACK,  100),	/* l1_arb_tdma_bundle_1 */
+	WL(L1,              2, UNPACK,  100),	/* l1_arb_tdma_bundle_0 */
+	WL(L1,              1, UNPACK,  300),	/* l1_arb_unpacker */
+	WL(L1,              0, UNPACK,   50),	/* l1_no_arb_unpacker */
+	WL(L1,             15, UNPACK,  100),	/* noc_ring1_incoming_1 */
+	WL(L1,             14, UNPACK,  100),	/* noc_ring1_incoming_0 */
+	WL(L1,             13, PACK,    100),	/* noc_ring1_outgoing_1 */
+	WL(L1,             12, PACK,    100),	/* noc_ring1_outgoing_0 */
+	WL(L1,             11, PACK,     50),	/* tdma_bundle_1_arb */
+	WL(L1,             10, UNPACK,   50),	/* tdma_bundle_0_arb */
+	WL(L1,              9, UNPACK,   50),	/* tdma_ext_unpack_9_10 */
+	WL(L1,              8, PACK,    200),	/* tdma_packer_2_wr */
 };
 
 struct tensix_sim_cfg {

@@ -27,7 +27,7 @@ DEBUGFS=/sys/kernel/debug
 SIMDBG=$DEBUGFS/socpmu_sim
 DEV=tp_test
 DEV_BH=tp_test_bh
-NTESTS=14
+NTESTS=15
 
 TMP=${TMPDIR:-/tmp}/tensix_perf_test.$$
 created=""
@@ -615,6 +615,23 @@ rc=$?
 st=0
 [ $rc -eq 2 ] || { diag "exit $rc, want 2"; show "$TMP/core.txt"; st=1; }
 result "core_out_of_range" $st
+
+# 15: short runs: every fraction metric of `stat -- true` under the matmul
+# workload stays within [0, 1] (all non-L1 inputs count over one window)
+echo "matmul fpu=80 unpack=60 pack=40" > $SIMDBG/$DEV/workload || exit 9
+st=0
+for i in 1 2 3 4 5 6 7 8; do
+	"$TP" stat --pmu "$PMU" -x, -o "$TMP/short$i.txt" -- true 2> "$TMP/short.err" ||
+		{ diag "run $i failed"; show "$TMP/short.err"; st=1; }
+	bad=$(awk -F, '$1 == "metric" && $2 ~ /(efficiency|utilization|_flow|_rate)$/ &&
+			$3 != "n/a" && ($3 + 0 > 1 || $3 + 0 < 0) { print $2 "=" $3 }' "$TMP/short$i.txt")
+	[ -z "$bad" ] || { diag "run $i: fraction metrics outside [0, 1]: $bad"; st=1; }
+	n=$(awk -F, '$1 == "metric" && $2 ~ /(efficiency|utilization|_flow|_rate)$/ && $3 != "n/a"' \
+		"$TMP/short$i.txt" | wc -l)
+	[ "$n" -ge 10 ] || { diag "run $i: only $n fraction metrics computed"; show "$TMP/short$i.txt" 200; st=1; }
+done
+echo off > $SIMDBG/$DEV/workload
+result "short_run_fractions" $st
 
 totals
 [ $nfail -eq 0 ] || exit 1

@@ -284,7 +284,14 @@ static int build_events(struct ctx *c)
 	bool mux_used[TP_MAX_MUX] = { false };
 	struct ev tmp;
 
-	/* Non-L1 events, each its own pinned group, in bank order */
+	/*
+	 * Non-L1 events, in bank order, in one pinned group: one enable and one
+	 * disable start and stop them all, so that every ratio of two of them
+	 * covers the same window (separate groups, enabled one after the
+	 * other, let a short run's numerator outlast its denominator).
+	 */
+	int first = -1;
+
 	for (unsigned int bank = 0; bank <= BANK_OTHER; bank++) {
 		if (bank == TENSIX_BANK_L1)
 			continue;
@@ -298,8 +305,11 @@ static int build_events(struct ctx *c)
 			if (!e)
 				goto nomem;
 			*e = tmp;
-			e->leader = e->pinned = true;
-			e->leader_idx = (int)(c->nr_ev - 1);
+			if (first < 0) {
+				first = (int)(c->nr_ev - 1);
+				e->leader = e->pinned = true;
+			}
+			e->leader_idx = first;
 		}
 	}
 
