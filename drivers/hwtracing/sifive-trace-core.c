@@ -205,8 +205,10 @@ static int st_block_regmaps(struct platform_device *pdev, struct st_block *b,
 					     "no \"reg\" offset in the parent's registers\n");
 		if (!itc16)
 			return 0;
-		*itc16 = dev_get_regmap(parent, "itc16");
-		*itc8 = dev_get_regmap(parent, "itc8");
+		*itc16 = socpmu_parent_regmap(dev, "itc16");
+		*itc8 = socpmu_parent_regmap(dev, "itc8");
+		if (IS_ERR(*itc16) || IS_ERR(*itc8))
+			return -EINVAL;
 		if (!*itc16 || !*itc8)
 			return dev_err_probe(dev, -ENODEV,
 					     "parent has no 16/8-bit register access\n");

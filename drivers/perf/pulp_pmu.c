@@ -363,8 +363,7 @@ static int pulp_pmu_probe(struct platform_device *pdev)
 	if (strcmp(layout, "rtl") && strcmp(layout, "seed"))
 		return dev_err_probe(dev, -EINVAL, "pulp,pcmr-layout must be rtl or seed\n");
 
-	if (dev->parent)
-		map = dev_get_regmap(dev->parent, NULL);
+	map = socpmu_parent_regmap(dev, NULL);
 	if (!map)
 		map = pulp_local_regmap(dev, nr_cores);
 	if (IS_ERR(map))

@@ -105,12 +105,40 @@ static const struct regmap_config socpmu_mmio_config = {
 };
 
 /**
+ * socpmu_parent_regmap() - a regmap the parent device provides, if usable
+ * @dev: the device
+ * @name: the regmap's name (NULL: the parent's default regmap)
+ *
+ * perf calls the drivers with interrupts off (pmu::add/del/read, the poll
+ * hrtimer in hard-IRQ context), so a regmap that may sleep (a mutex-locked
+ * or slow-bus map) cannot serve them: it is refused with a probe error.
+ *
+ * Return: the regmap, NULL if the parent has none, or ERR_PTR(-EINVAL).
+ */
+struct regmap *socpmu_parent_regmap(struct device *dev, const char *name)
+{
+	struct regmap *map;
+
+	if (!dev->parent)
+		return NULL;
+	map = dev_get_regmap(dev->parent, name);
+	if (map && regmap_might_sleep(map)) {
+		dev_err(dev, "the parent's %s regmap may sleep: perf accesses counters with interrupts off\n",
+			name ?: "default");
+		return ERR_PTR(-EINVAL);
+	}
+	return map;
+}
+EXPORT_SYMBOL_GPL(socpmu_parent_regmap);
+
+/**
  * socpmu_get_regmap() - the registers of a socpmu device
  * @pdev: the device
  * @size: bytes of register space the driver uses from the start of its block
  *
- * A parent that provides a regmap (MFD style: the simulator, a bridge) wins;
- * otherwise the device's first MMIO resource is mapped, and must cover @size.
+ * A parent that provides a regmap (MFD style: the simulator, a bridge) wins,
+ * unless it may sleep (socpmu_parent_regmap()); otherwise the device's first
+ * MMIO resource is mapped, and must cover @size.
  *
  * Return: the regmap or an ERR_PTR().
  */
@@ -121,11 +149,9 @@ struct regmap *socpmu_get_regmap(struct platform_device *pdev, resource_size_t s
 	struct regmap *map;
 	void __iomem *base;
 
-	if (pdev->dev.parent) {
-		map = dev_get_regmap(pdev->dev.parent, NULL);
-		if (map)
-			return map;
-	}
+	map = socpmu_parent_regmap(&pdev->dev, NULL);
+	if (map)
+		return map;
 	base = devm_platform_get_and_ioremap_resource(pdev, 0, &res);
 	if (IS_ERR(base))
 		return ERR_CAST(base);

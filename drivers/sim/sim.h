@@ -46,6 +46,7 @@ struct socpmu_sim_dev {
 	struct device *dev;
 	void *model;
 	unsigned int max_register;
+	bool sleeping_regmap;
 	atomic64_t reads;
 	atomic64_t writes;
 	int probe_err;

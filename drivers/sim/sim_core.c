@@ -289,6 +289,7 @@ static int socpmu_sim_setup(struct socpmu_sim_dev *sdev)
 			.reg_write = socpmu_sim_reg_write,
 			.fast_io = true,
 			.disable_locking = true,	/* the model locks itself */
+			.can_sleep = sdev->sleeping_regmap,
 			.cache_type = REGCACHE_NONE,
 		};
 		struct regmap *map = devm_regmap_init(dev, NULL, sdev, &cfg);
@@ -459,6 +460,13 @@ static int socpmu_sim_new(char *args)
 		}
 		if (!strcmp(key, "name")) {
 			name = val;
+		} else if (!strcmp(key, "sleeping_regmap")) {
+			/* A regmap that says it may sleep, for the drivers' refusal */
+			if (kstrtobool(val, &sdev->sleeping_regmap)) {
+				pr_debug("sleeping_regmap=%s: expected 0 or 1\n", val);
+				ret = -EINVAL;
+				goto err_free;
+			}
 		} else if (type->cfg_parse(sdev->cfg, key, val)) {
 			ret = -EINVAL;
 			goto err_free;

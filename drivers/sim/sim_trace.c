@@ -827,6 +827,7 @@ static int trace_sim_add_narrow_map(struct trace_sim *ts, unsigned int bits)
 		.reg_write = bits == 16 ? trace_sim_reg_write16 : trace_sim_reg_write8,
 		.fast_io = true,
 		.disable_locking = true,
+		.can_sleep = ts->sdev->sleeping_regmap,
 		.cache_type = REGCACHE_NONE,
 	};
 	struct regmap *map = devm_regmap_init(ts->sdev->dev, NULL, ts, &cfg);

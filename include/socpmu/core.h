@@ -172,6 +172,7 @@ int socpmu_register(struct socpmu *sp, struct device *dev,
 void socpmu_unregister(struct socpmu *sp);
 void socpmu_reap(struct ida *ida);
 u64 socpmu_poll_ns(u64 clock_hz, unsigned int width);
+struct regmap *socpmu_parent_regmap(struct device *dev, const char *name);
 int socpmu_read_clock(struct device *dev, u64 *hz);
 struct regmap *socpmu_get_regmap(struct platform_device *pdev, resource_size_t size);
 void socpmu_platform_remove(struct platform_device *pdev);
