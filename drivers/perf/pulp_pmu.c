@@ -10,9 +10,11 @@
  *    most once a cycle when any enabled event fires (the enabled events are
  *    ORed). One event (or one explicit mask= of events) per core at a time;
  *    perf multiplexes the rest.
- * In wrapping mode the socpmu core extends the counters to 64 bits by
- * polling. In saturating mode a counter stuck at 0xffffffff makes the event
- * read as U64_MAX, never as a plausible count.
+ * The driver owns the mode register: it always counts in wrapping mode
+ * (PCMR saturation off, whatever the reset value or the device tree says)
+ * and the socpmu core extends the counters to 64 bits by polling. A
+ * saturating counter would stop at 0xffffffff and lose every event after
+ * it; a 64-bit count never needs that.
  *
  * The registers are reached through a regmap (PULP_CSR_REG): a parent that
  * provides one (the simulator, or a debug bridge), or, in an M-mode kernel
@@ -49,7 +51,6 @@ struct pulp_pmu {
 	struct socpmu sp;
 	struct regmap *map;
 	bool asic;
-	bool saturate;
 	u32 pcmr;
 	unsigned int nr_cores;
 	struct pulp_core cores[];
@@ -170,7 +171,7 @@ static int pulp_add(struct socpmu *sp, struct perf_event *event)
 		pc = &pp->cores[core];
 		if (pc->users[idx]++)
 			continue;
-		/* First user: a fresh counter, so saturation means this window */
+		/* First user: a fresh counter, the 64-bit count starts from 0 */
 		pulp_write(pp, core, pccr, 0);
 		pc->mask = mask;
 		pulp_set_pcer(pp, core, pp->asic ? mask : pc->pcer | mask);
@@ -198,13 +199,10 @@ static void pulp_read_event(struct socpmu *sp, struct perf_event *event, u64 *va
 	struct pulp_pmu *pp = to_pulp(sp);
 	unsigned int pccr = pulp_ev_pccr(pp, event);
 	unsigned int first, n, i;
-	u32 val;
 
 	n = socpmu_units(event, pp->nr_cores, &first);
-	for (i = 0; i < n; i++) {
-		val = pulp_read(pp, first + i, pccr);
-		vals[i] = pp->saturate && val == U32_MAX ? SOCPMU_SATURATED : val;
-	}
+	for (i = 0; i < n; i++)
+		vals[i] = pulp_read(pp, first + i, pccr);
 }
 
 static const struct socpmu_ops pulp_ops = {
@@ -256,8 +254,7 @@ static ssize_t counters_show(struct device *dev, struct device_attribute *attr,
 {
 	struct pulp_pmu *pp = to_pulp(to_socpmu(dev_get_drvdata(dev)));
 
-	return sysfs_emit(buf, "%s %s\n", pp->asic ? "asic" : "fpga",
-			  pp->saturate ? "saturating" : "wrapping");
+	return sysfs_emit(buf, "%s wrapping\n", pp->asic ? "asic" : "fpga");
 }
 static DEVICE_ATTR_RO(counters);
 
@@ -351,7 +348,6 @@ static int pulp_pmu_probe(struct platform_device *pdev)
 	struct pulp_pmu *pp;
 	struct regmap *map = NULL;
 	u64 clock_hz;
-	u32 enable;
 	int ret;
 
 	if (device_property_read_u32(dev, "pulp,num-cores", &nr_cores) ||
@@ -375,15 +371,10 @@ static int pulp_pmu_probe(struct platform_device *pdev)
 	pp->map = map;
 	pp->nr_cores = nr_cores;
 	pp->asic = device_property_read_bool(dev, "pulp,asic");
-	pp->saturate = device_property_read_bool(dev, "pulp,saturate");
-	if (!strcmp(layout, "rtl")) {
-		enable = PULP_PCMR_RTL_ENABLE;
-		pp->pcmr = pp->saturate ? PULP_PCMR_RTL_SATURATE : 0;
-	} else {
-		enable = PULP_PCMR_SEED_ENABLE;
-		pp->pcmr = pp->saturate ? PULP_PCMR_SEED_SATURATE : 0;
-	}
-	pp->pcmr |= enable;
+	if (device_property_read_bool(dev, "pulp,saturate"))
+		dev_info(dev, "pulp,saturate ignored: counting in wrapping mode, extended to 64 bits\n");
+	/* Enable only: the saturation bit off (its reset value is on) */
+	pp->pcmr = strcmp(layout, "rtl") ? PULP_PCMR_SEED_ENABLE : PULP_PCMR_RTL_ENABLE;
 	/* One increment per cycle at most, on any build */
 	pp->sp.poll_ns = socpmu_poll_ns(clock_hz, 32);
 
@@ -399,9 +390,8 @@ static int pulp_pmu_probe(struct platform_device *pdev)
 		return dev_err_probe(dev, ret, "PMU registration failed\n");
 	}
 	platform_set_drvdata(pdev, &pp->sp);
-	dev_info(dev, "%s: %u cores, %s counters, %s, PCMR layout %s\n", pp->sp.name,
-		 nr_cores, pp->asic ? "asic" : "fpga",
-		 pp->saturate ? "saturating" : "wrapping", layout);
+	dev_info(dev, "%s: %u cores, %s counters, wrapping, PCMR layout %s\n", pp->sp.name,
+		 nr_cores, pp->asic ? "asic" : "fpga", layout);
 	return 0;
 }
 

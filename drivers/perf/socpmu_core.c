@@ -182,14 +182,8 @@ static void socpmu_event_update(struct socpmu *sp, struct perf_event *event)
 	unsigned int i;
 
 	lockdep_assert_held(&sp->lock);
-	if (local64_read(&event->count) == SOCPMU_SATURATED)
-		return;
 	sp->ops->read(sp, event, se->vals);
 	for (i = 0; i < se->nr; i++) {
-		if (se->vals[i] == SOCPMU_SATURATED) {
-			local64_set(&event->count, SOCPMU_SATURATED);
-			return;
-		}
 		delta += (se->vals[i] - se->prev[i]) & se->mask;
 		se->prev[i] = se->vals[i];
 	}

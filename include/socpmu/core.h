@@ -58,7 +58,7 @@ struct socpmu_event {
  *	when it cannot count now, so that perf multiplexes it.
  * @del: release what @add claimed.
  * @read: store the current raw value of each of the event's counters in
- *	@vals, or SOCPMU_SATURATED for one that saturated. Called with
+ *	@vals (wrapping counters: the core extends them). Called with
  *	socpmu::lock held, interrupts off.
  * @read_begin: optional, start of a group transaction (perf adding or
  *	reading a group), of a poll sweep or of a window in which perf has the
@@ -158,12 +158,6 @@ static inline unsigned int socpmu_units(struct perf_event *event,
 	*first = 0;
 	return nr_units;
 }
-
-/*
- * Value a driver's read() stores for a counter that saturated: the event's
- * count becomes U64_MAX for good instead of a plausible but wrong number.
- */
-#define SOCPMU_SATURATED	U64_MAX
 
 void *socpmu_alloc(size_t size);
 int socpmu_register(struct socpmu *sp, struct device *dev,
