@@ -391,8 +391,13 @@ TEST_F_TIMEOUT(card, concurrent_window_use, 240)
 			for (int k = 0;; k++) {
 				int u = (k * 7 + i) % c->nunits;
 
+				/*
+				 * Each process has windows of its own (two user
+				 * programs sharing one would break each other,
+				 * as on a card): wins[0..1] and wins[2..3]
+				 */
 				if (sp_debugfs_printf(&c->d, "user_tlb", "%d %d %d 200",
-						      wins[(k + 2 * i) % 4], c->ux[u], c->uy[u]))
+						      wins[2 * i + (k & 1)], c->ux[u], c->uy[u]))
 					_exit(1);
 			}
 		}
