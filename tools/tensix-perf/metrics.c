@@ -10,7 +10,8 @@
  *   unpack1_write_efficiency  = SRCB_WRITE / UNPACK1_BUSY_THREAD0
  *   unpack_write_efficiency   = mean of the two that are defined
  *   packer_efficiency         = PACKER_DEST_READ_AVAILABLE / PACKER_BUSY
- *   fpu_efficiency            = FPU_INSTRUCTION / FPU_INSTRN_AVAILABLE_1
+ *   fpu_efficiency            = FPU_INSTRUCTION / FPU_INSTRN_AVAILABLE_1, as rates
+ *                               per cycle of each bank's window (see ratio_ev())
  *   math_pipeline_utilization = MATH_INSTRN_STARTED / MATH_INSTRN_AVAILABLE
  *   math_to_pack_efficiency   = AVAILABLE_MATH / PACKER_BUSY
  *   unpack0_to_math_flow      = SRCA_WRITE_AVAILABLE / UNPACK0_BUSY_THREAD0
@@ -48,6 +49,15 @@ const struct tp_event_info tp_events[TP_NR_EV] = {
 #define TP_EV_INFO(n, b, i, m, a) TP_ON_WH(TP_EV_INFO1, a)(n, b, i, m)
 	TP_TABLE(TP_EV_INFO)
 #undef TP_EV_INFO
+};
+
+/* The reference-cycle inputs of each bank, as the report names them */
+static const char *const bank_cycles_names[TENSIX_NR_BANKS] = {
+	[TENSIX_BANK_INSTRN_THREAD] = "INSTRN_THREAD_CYCLES",
+	[TENSIX_BANK_FPU] = "FPU_CYCLES",
+	[TENSIX_BANK_TDMA_UNPACK] = "TDMA_UNPACK_CYCLES",
+	[TENSIX_BANK_L1] = "L1_CYCLES",
+	[TENSIX_BANK_TDMA_PACK] = "TDMA_PACK_CYCLES",
 };
 
 static const char *const bank_names[TENSIX_NR_BANKS] = {
@@ -142,7 +152,7 @@ const struct tp_metric_desc tp_metric_descs[TP_NR_METRICS] = {
 		"PACKER_DEST_READ_AVAILABLE / PACKER_BUSY" },
 	[TP_M_FPU_EFF] = { "fpu_efficiency",
 		"FPU execution efficiency", "Math FPU",
-		"FPU_INSTRUCTION / FPU_INSTRN_AVAILABLE_1" },
+		"(FPU_INSTRUCTION / FPU_CYCLES) / (FPU_INSTRN_AVAILABLE_1 / INSTRN_THREAD_CYCLES)" },
 	[TP_M_MATH_PIPE_UTIL] = { "math_pipeline_utilization",
 		"Math pipeline utilisation (experimental)", "Math pipeline",
 		"MATH_INSTRN_STARTED / MATH_INSTRN_AVAILABLE" },
@@ -301,10 +311,33 @@ static void ratio(struct tp_metric *m, const char *an, struct tp_val a,
 		set_value(m, a.v / (b.v * k));
 }
 
+/*
+ * m = a / b for two counters. Counters of two banks count over two windows
+ * (each bank starts and stops on its own, one after the other), so they
+ * are compared as rates per cycle of their own bank's window:
+ * (a / cycles(a)) / (b / cycles(b)); for one window that is a / b, and
+ * the skew between the banks' windows cannot push a fraction past 1.
+ */
 static void ratio_ev(struct tp_metric *m, const struct tp_counts *c,
 		     enum tp_ev a, enum tp_ev b)
 {
-	ratio(m, tp_events[a].name, c->ev[a], tp_events[b].name, c->ev[b], 1.0);
+	unsigned int ba = tp_events[a].bank, bb = tp_events[b].bank;
+	struct tp_val ca, cb;
+
+	if (ba == bb || ba >= TENSIX_NR_BANKS || bb >= TENSIX_NR_BANKS ||
+	    ba == TENSIX_BANK_L1 || bb == TENSIX_BANK_L1) {
+		ratio(m, tp_events[a].name, c->ev[a], tp_events[b].name, c->ev[b], 1.0);
+		return;
+	}
+	ca = c->cycles[ba];
+	cb = c->cycles[bb];
+	add_input(m, tp_events[a].name, c->ev[a]);
+	add_input(m, bank_cycles_names[ba], ca);
+	add_input(m, tp_events[b].name, c->ev[b]);
+	add_input(m, bank_cycles_names[bb], cb);
+	if (c->ev[a].valid && c->ev[b].valid && ca.valid && cb.valid &&
+	    ca.v != 0.0 && cb.v != 0.0 && c->ev[b].v != 0.0)
+		set_value(m, (c->ev[a].v / ca.v) / (c->ev[b].v / cb.v));
 }
 
 /* Mean of the defined metrics among @x and @y; n/a when neither is. */

@@ -408,10 +408,13 @@ TEST(math_bound_literals)
 	CHECK(!strcmp(tp_fmt_metric(buf, sizeof(buf), &m.m[TP_M_SCORE_RISC]), "-0.100000"),
 	      "'%s'", buf);
 	/* inputs are recorded with the seed's names */
-	CHECK(m.m[TP_M_FPU_EFF].nr_inputs == 2 &&
+	/* a cross-bank ratio: each counter with its own bank's cycles */
+	CHECK(m.m[TP_M_FPU_EFF].nr_inputs == 4 &&
 	      !strcmp(m.m[TP_M_FPU_EFF].in[0].name, "FPU_INSTRUCTION") &&
-	      !strcmp(m.m[TP_M_FPU_EFF].in[1].name, "FPU_INSTRN_AVAILABLE_1") &&
-	      m.m[TP_M_FPU_EFF].in[1].val.v == 1000, "fpu_efficiency inputs");
+	      !strcmp(m.m[TP_M_FPU_EFF].in[1].name, "FPU_CYCLES") &&
+	      !strcmp(m.m[TP_M_FPU_EFF].in[2].name, "FPU_INSTRN_AVAILABLE_1") &&
+	      !strcmp(m.m[TP_M_FPU_EFF].in[3].name, "INSTRN_THREAD_CYCLES") &&
+	      m.m[TP_M_FPU_EFF].in[2].val.v == 1000, "fpu_efficiency inputs");
 	CHECK(!strcmp(m.m[TP_M_STALL_RATE].in[0].name, "THREAD_STALLS_SUM") &&
 	      m.m[TP_M_STALL_RATE].in[0].val.v == 600, "stall inputs");
 	CHECK(!strcmp(m.m[TP_M_UNPACK_WRITE_EFF].in[1].name, "unpack1_write_efficiency"),
@@ -518,7 +521,8 @@ TEST(missing_input_is_na)
 	expect_na(&m, TP_M_MATH_TO_PACK);
 	expect_na(&m, TP_M_PACK_UTIL);
 	expect_na(&m, TP_M_PACK_BPC);
-	expect_val(&m, TP_M_FPU_EFF, 0.8);
+	/* FPU vs INSTRN_THREAD counts need the FPU bank's window too */
+	expect_na(&m, TP_M_FPU_EFF);
 	/* only the unpack score is left */
 	CHECK(m.bound == TP_BOUND_UNPACK, "%s", tp_bound_name(m.bound));
 }
