@@ -27,7 +27,7 @@ DEBUGFS=/sys/kernel/debug
 SIMDBG=$DEBUGFS/socpmu_sim
 DEV=tp_test
 DEV_BH=tp_test_bh
-NTESTS=15
+NTESTS=16
 
 TMP=${TMPDIR:-/tmp}/tensix_perf_test.$$
 created=""
@@ -632,6 +632,22 @@ for i in 1 2 3 4 5 6 7 8; do
 done
 echo off > $SIMDBG/$DEV/workload
 result "short_run_fractions" $st
+
+# 16: usage errors print the error and one line, not the whole help;
+# --version prints the version
+st=0
+for args in "" "bogus" "stat" "stat --no-such-option"; do
+	# shellcheck disable=SC2086 # the arguments are words
+	"$TP" $args > "$TMP/usage.out" 2> "$TMP/usage.err"
+	rc=$?
+	n=$(wc -l < "$TMP/usage.err")
+	[ $rc -ne 0 ] || { diag "'$args': exit 0"; st=1; }
+	[ "$n" -le 2 ] && [ "$n" -ge 1 ] || { diag "'$args': $n lines on stderr"; show "$TMP/usage.err"; st=1; }
+	[ ! -s "$TMP/usage.out" ] || { diag "'$args': output on stdout"; st=1; }
+done
+"$TP" --version > "$TMP/version.out" || st=1
+grep -Eq '^tensix-perf [0-9]+\.[0-9]+ ' "$TMP/version.out" || { diag "--version"; show "$TMP/version.out"; st=1; }
+result "usage_errors_short" $st
 
 totals
 [ $nfail -eq 0 ] || exit 1

@@ -43,6 +43,7 @@
 #include "pmu.h"
 
 #define PROG		"tensix-perf"
+#define TP_VERSION	"1.1"
 #define EXIT_SETUP	2	/* usage errors, no PMU, events cannot be opened */
 #define BANK_OTHER	TENSIX_NR_BANKS	/* events whose alias has no known bank */
 #define MIN_INTERVAL_MS	10
@@ -137,6 +138,7 @@ static const char usage_text[] =
 "      --csv-metrics FILE  write the metrics of the whole run as CSV:\n"
 "                          name,value,inputs (inputs: NAME=value;NAME=value)\n"
 "  -h, --help              this text\n"
+"      --version           the version (first word: tensix-perf --version)\n"
 "\n"
 "Multiplexing: a core's L1 bank counts the signals of one mux value at a time\n"
 "(wormhole: mux 0 = NoC ring 0 / L1 arbitration, mux 1 = NoC ring 1 / TDMA).\n"
@@ -188,6 +190,13 @@ static const char usage_text[] =
 "\n"
 "Environment: TENSIX_PERF_SYSFS replaces /sys/bus/event_source/devices (tests).\n"
 "Exit status: the command's (128+N if killed by signal N), 2 on setup errors.\n";
+
+/* After a usage error: the error is on stderr already, then one line, not the help */
+static void usage_short(void)
+{
+	fprintf(stderr, "Usage: " PROG " stat|list [OPTION]... [-- COMMAND [ARG]...]; "
+		"try '" PROG " --help'.\n");
+}
 
 static void usage(FILE *f)
 {
@@ -1201,7 +1210,7 @@ static int cmd_stat(struct ctx *c)
 
 	if (!c->o.argc && !c->o.all) {
 		err("stat: no command given (use -a to count until interrupted)");
-		usage(stderr);
+		usage_short();
 		return EXIT_SETUP;
 	}
 	if (setup_pmu(c) || build_events(c) || open_events(c))
@@ -1243,16 +1252,21 @@ int main(int argc, char **argv)
 
 	memset(&c, 0, sizeof(c));
 	if (argc < 2) {
-		usage(stderr);
+		err("no command (stat, list)");
+		usage_short();
 		return EXIT_SETUP;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		usage(stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf(PROG " " TP_VERSION " (socpmu)\n");
+		return 0;
+	}
 	if (strcmp(argv[1], "stat") && strcmp(argv[1], "list")) {
 		err("unknown command '%s' (stat, list)", argv[1]);
-		usage(stderr);
+		usage_short();
 		return EXIT_SETUP;
 	}
 	ret = parse_opts(&c.o, argc - 1, argv + 1);
