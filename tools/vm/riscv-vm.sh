@@ -37,6 +37,8 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tools/vm/vm-watch.sh
+. "$here/vm-watch.sh"
 top=$(cd "$here/../.." && pwd)
 CACHE=${CACHE:-/var/cache/socpmu}
 CROSS=riscv64-linux-gnu-
@@ -154,21 +156,7 @@ tail -s 0.2 -n +1 -f --pid="$qemu_pid" "$log" &
 tail_pid=$!
 trap 'kill "$qemu_pid" "$tail_pid" 2>/dev/null || true' EXIT
 
-end=$((SECONDS + timeout_s)) grace_end='' stopped=''
-while kill -0 "$qemu_pid" 2>/dev/null; do
-	if ((SECONDS >= end)); then
-		stopped="timed out after $timeout_s s"
-	elif [[ -z $grace_end ]] && grep -qE "$KERNEL_PROBLEM" "$log"; then
-		grace_end=$((SECONDS + GRACE))
-	elif [[ -n $grace_end ]] && ((SECONDS >= grace_end)); then
-		stopped="stopped $GRACE s after the kernel reported a problem"
-	fi
-	if [[ -n $stopped ]]; then
-		kill "$qemu_pid"
-		break
-	fi
-	sleep 0.2
-done
+vm_watch "$qemu_pid" "$log" "$timeout_s" "$KERNEL_PROBLEM" "$GRACE"
 wait "$qemu_pid" || true
 wait "$tail_pid" || true
 
