@@ -68,7 +68,8 @@ static inline const struct tev *tev_find(const struct tensix_dev *t, const char 
 static inline unsigned int tev_signal(const struct tev *e)
 {
 	return e->bank == TENSIX_BANK_L1 ?
-		(e->id & 0x100) | (e->mux * TENSIX_L1_IDS_PER_MUX + (e->id & 0xff)) :
+		(e->id & TENSIX_SEL_GRANT) |
+		(e->mux * TENSIX_L1_IDS_PER_MUX + (e->id & ~TENSIX_SEL_GRANT)) :
 		e->id;
 }
 

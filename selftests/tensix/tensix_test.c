@@ -478,10 +478,10 @@ static void inject_noise(struct __test_metadata *_metadata,
 		for (int m = 0; m < t->mux_values; m++)
 			if (m != (int)e->mux)
 				INJECT(t, ALL_CORES, e->bank,
-				       (sig & 0x100) | (m * TENSIX_L1_IDS_PER_MUX + (e->id & 7)),
+				       (sig & TENSIX_SEL_GRANT) | (m * TENSIX_L1_IDS_PER_MUX + (e->id & 7)),
 				       1000003);
 		INJECT(t, ALL_CORES, e->bank, sig ^ 1, 1000033);
-		INJECT(t, ALL_CORES, e->bank, sig ^ 0x100, 1000037);
+		INJECT(t, ALL_CORES, e->bank, sig ^ TENSIX_SEL_GRANT, 1000037);
 	} else {
 		INJECT(t, ALL_CORES, e->bank, e->id ^ 1, 1000037);
 		INJECT(t, ALL_CORES, e->bank, e->id ^ 0x100, 1000039);
@@ -632,7 +632,7 @@ TEST_F(tensix, count_l1_every_mux)
 
 	for (int mux = 0; mux < t->mux_values; mux++) {
 		for (unsigned int id = 0; id < TENSIX_L1_IDS_PER_MUX; id++) {
-			for (unsigned int grant = 0; grant <= 0x100; grant += 0x100) {
+			for (unsigned int grant = 0; grant <= TENSIX_SEL_GRANT; grant += TENSIX_SEL_GRANT) {
 				struct tev e = {
 					.name = "raw l1", .bank = TENSIX_BANK_L1,
 					.id = grant | id, .mux = (unsigned int)mux,

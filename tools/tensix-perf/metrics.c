@@ -420,23 +420,23 @@ void tp_metrics_compute(const struct tp_counts *c, const struct tp_platform *p,
 
 	/* Older seed, utilisation */
 	ratio(&m[TP_M_FPU_UTIL], tp_events[TP_EV_fpu_instruction].name, c->ev[TP_EV_fpu_instruction],
-	      "FPU_CYCLES", cyc[TENSIX_BANK_FPU], 1.0);
+	      bank_cycles_names[TENSIX_BANK_FPU], cyc[TENSIX_BANK_FPU], 1.0);
 	ratio(&m[TP_M_SFPU_UTIL], tp_events[TP_EV_sfpu_instruction].name, c->ev[TP_EV_sfpu_instruction],
-	      "FPU_CYCLES", cyc[TENSIX_BANK_FPU], 1.0);
+	      bank_cycles_names[TENSIX_BANK_FPU], cyc[TENSIX_BANK_FPU], 1.0);
 	ratio(&m[TP_M_MATH_UTIL], tp_events[TP_EV_fpu_or_sfpu_instrn].name, c->ev[TP_EV_fpu_or_sfpu_instrn],
-	      "FPU_CYCLES", cyc[TENSIX_BANK_FPU], 1.0);
+	      bank_cycles_names[TENSIX_BANK_FPU], cyc[TENSIX_BANK_FPU], 1.0);
 	ratio_ev(&m[TP_M_UNPACK0_UTIL], c, TP_EV_srca_write, TP_EV_unpack0_busy_thread0);
 	ratio_ev(&m[TP_M_UNPACK1_UTIL], c, TP_EV_srcb_write, TP_EV_unpack1_busy_thread0);
 	mean2(&m[TP_M_UNPACK_UTIL], &m[TP_M_UNPACK0_UTIL], "unpack0_utilization",
 	      &m[TP_M_UNPACK1_UTIL], "unpack1_utilization");
 	ratio(&m[TP_M_PACK_UTIL], tp_events[TP_EV_packer_busy].name, c->ev[TP_EV_packer_busy],
-	      "TDMA_PACK_CYCLES", cyc[TENSIX_BANK_TDMA_PACK], 1.0);
+	      bank_cycles_names[TENSIX_BANK_TDMA_PACK], cyc[TENSIX_BANK_TDMA_PACK], 1.0);
 
 	/* RISC issue */
 	ratio(&m[TP_M_STALL_RATE], "THREAD_STALLS_SUM", sum_ev(c, stalls, 3),
-	      "INSTRN_THREAD_CYCLES", cyc[TENSIX_BANK_INSTRN_THREAD], TP_NR_THREADS);
+	      bank_cycles_names[TENSIX_BANK_INSTRN_THREAD], cyc[TENSIX_BANK_INSTRN_THREAD], TP_NR_THREADS);
 	ratio(&m[TP_M_ISSUE_RATE], "THREAD_INSTRUCTIONS_SUM", sum_ev(c, instrs, 3),
-	      "INSTRN_THREAD_CYCLES", cyc[TENSIX_BANK_INSTRN_THREAD], TP_NR_THREADS);
+	      bank_cycles_names[TENSIX_BANK_INSTRN_THREAD], cyc[TENSIX_BANK_INSTRN_THREAD], TP_NR_THREADS);
 
 	/* Bandwidth estimates */
 	scale(&m[TP_M_UNPACK_BPC], &m[TP_M_UNPACK_UTIL], "unpack_utilization",
