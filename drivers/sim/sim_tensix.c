@@ -85,15 +85,22 @@ static const char *const tensix_sim_units[] = { "fpu", "unpack", "pack" };
  * @id: counter id, or signal (mux * 8 + id) for L1
  * @permille: events per busy cycle of @unit, in 1/1000; the resulting rate
  *	is capped at one event per cycle
+ * @arch: TENSIX_ARCH_* the select applies to
  */
 struct tensix_sim_wl_event {
 	u8 bank;
 	u8 unit;
 	u16 id;
 	u16 permille;
+	u8 arch;
 };
 
-#define WL(b, i, u, pm) { TENSIX_BANK_##b, WL_##u, i, pm }
+#define WLA(b, i, u, pm, a) { TENSIX_BANK_##b, WL_##u, i, pm, a }
+#define WL(b, i, u, pm) WLA(b, i, u, pm, TENSIX_ARCH_BOTH)
+/* Waiting event @k (0 thcon .. 8 sfpu) of thread @t, at each arch's select */
+#define WLW(t, k, u, pm) \
+	WLA(INSTRN_THREAD, 39 + 9 * (t) + (k), u, pm, TENSIX_ARCH_WH), \
+	WLA(INSTRN_THREAD, 31 + 9 * (t) + (k), u, pm, TENSIX_ARCH_BH)
 
 /*
  * The matmul workload: rate per cycle = duty(unit) * permille / 1000.
@@ -139,6 +146,55 @@ static const struct tensix_sim_wl_event tensix_sim_wl[] = {
 	WL(L1,             10, UNPACK,   50),	/* tdma_bundle_0_arb */
 	WL(L1,              9, UNPACK,   50),	/* tdma_ext_unpack_9_10 */
 	WL(L1,              8, PACK,    200),	/* tdma_packer_2_wr */
+	/*
+	 * The rest of the tt-metal metrics' inputs, nested as the signals are
+	 * (a grant or a "not blocked" signal below its request).
+	 */
+	WL(INSTRN_THREAD,   0, UNPACK,  100),	/* cfg_instrn_available_0 */
+	WL(INSTRN_THREAD,   3, UNPACK,   50),	/* sync_instrn_available_0 */
+	WL(INSTRN_THREAD,   6, UNPACK,  200),	/* thcon_instrn_available_0 */
+	WL(INSTRN_THREAD,  12, UNPACK,  150),	/* move_instrn_available_0 */
+	WL(INSTRN_THREAD,  24, UNPACK,  300),	/* thread_stalls_0 */
+	WL(INSTRN_THREAD,  25, FPU,     250),	/* thread_stalls_1 */
+	WL(INSTRN_THREAD,  26, PACK,    500),	/* thread_stalls_2 */
+	WL(INSTRN_THREAD,  27, FPU,     100),	/* waiting_for_srca_clear */
+	WLA(INSTRN_THREAD, 30, FPU,      50, TENSIX_ARCH_WH),	/* waiting_for_srcb_clear */
+	WLA(INSTRN_THREAD, 33, FPU,     150, TENSIX_ARCH_WH),	/* waiting_for_srca_valid */
+	WLA(INSTRN_THREAD, 36, FPU,     120, TENSIX_ARCH_WH),	/* waiting_for_srcb_valid */
+	WLA(INSTRN_THREAD, 28, FPU,      50, TENSIX_ARCH_BH),
+	WLA(INSTRN_THREAD, 29, FPU,     150, TENSIX_ARCH_BH),
+	WLA(INSTRN_THREAD, 30, FPU,     120, TENSIX_ARCH_BH),
+	WLW(0, 0, UNPACK,  20),			/* waiting_for_thcon_idle_0 */
+	WLW(0, 1, UNPACK, 150),			/* waiting_for_unpack_idle_0 */
+	WLW(0, 4, UNPACK, 100),			/* waiting_for_nonzero_sem_0 */
+	WLW(0, 5, UNPACK,  50),			/* waiting_for_nonfull_sem_0 */
+	WLW(0, 6, UNPACK,  40),			/* waiting_for_move_idle_0 */
+	WLW(0, 7, UNPACK,  10),			/* waiting_for_mmio_idle_0 */
+	WLW(1, 3, FPU,    120),			/* waiting_for_math_idle_1 */
+	WLW(1, 4, FPU,     30),			/* waiting_for_nonzero_sem_1 */
+	WLW(1, 5, FPU,     20),			/* waiting_for_nonfull_sem_1 */
+	WLW(1, 8, FPU,     60),			/* waiting_for_sfpu_idle_1 */
+	WLW(2, 2, PACK,   300),			/* waiting_for_pack_idle_2 */
+	WLW(2, 4, PACK,   100),			/* waiting_for_nonzero_sem_2 */
+	WLW(2, 5, PACK,   150),			/* waiting_for_nonfull_sem_2 */
+	WL(TDMA_UNPACK,     1, FPU,     950),	/* data_hazard_stalls_movd2a */
+	WL(TDMA_UNPACK,   260, UNPACK,  700),	/* srcb_write_not_blocked_port */
+	WL(TDMA_UNPACK,   261, UNPACK,  850),	/* srca_write_not_blocked_ovr */
+	WL(TDMA_PACK,     267, PACK,    800),	/* dest_read_granted_0 */
+	WL(TDMA_PACK,     271, PACK,   1500),	/* math_not_stalled_dest_wr_port */
+	WLA(TDMA_PACK,     15, PACK,   1000, TENSIX_ARCH_WH),	/* packer_busy_0 */
+	WLA(TDMA_PACK,     16, PACK,    700, TENSIX_ARCH_WH),	/* packer_busy_1 */
+	WLA(TDMA_PACK,     17, PACK,    400, TENSIX_ARCH_WH),	/* packer_busy_2 */
+	WL(L1,            256, UNPACK,   40),	/* l1_0_unpacker_0_grant */
+	WL(L1,            257, UNPACK,  250),	/* l1_0_port1_grant */
+	WL(L1,            260, PACK,    120),	/* l1_0_noc_ring0_outgoing_0_grant */
+	WL(L1,            261, PACK,    100),	/* l1_0_noc_ring0_outgoing_1_grant */
+	WL(L1,            262, UNPACK,  180),	/* l1_0_noc_ring0_incoming_0_grant */
+	WL(L1,            263, UNPACK,  150),	/* l1_0_noc_ring0_incoming_1_grant */
+	WL(L1,            268, PACK,     80),	/* l1_1_noc_ring1_outgoing_0_grant */
+	WL(L1,            269, PACK,     60),	/* l1_1_noc_ring1_outgoing_1_grant */
+	WL(L1,            270, UNPACK,   90),	/* l1_1_noc_ring1_incoming_0_grant */
+	WL(L1,            271, UNPACK,   70),	/* l1_1_noc_ring1_incoming_1_grant */
 };
 
 struct tensix_sim_cfg {
@@ -165,6 +221,7 @@ struct tensix_sim_core {
 /**
  * struct tensix_sim - state of one simulated Tensix device
  * @lock: protects everything below; taken from atomic context
+ * @arch_mask: TENSIX_ARCH_* of the model
  * @mux_mask: L1 mux field of PERF_CNT_MUX_CTRL, shifted down
  * @nsignals: L1 signals, 8 per wired mux group
  * @wired: the selects each bank wires (the L1 bank: see @nsignals)
@@ -179,6 +236,7 @@ struct tensix_sim_core {
  */
 struct tensix_sim {
 	raw_spinlock_t lock;	/* protects the whole model; taken under perf locks */
+	unsigned int arch_mask;
 	unsigned int mux_mask;
 	unsigned int nsignals;
 	DECLARE_BITMAP(wired[TENSIX_NR_BANKS], TENSIX_NR_SEL);
@@ -272,7 +330,7 @@ static void tensix_sim_sync(struct tensix_sim *ts)
 		for (i = 0; i < ARRAY_SIZE(tensix_sim_wl); i++) {
 			const struct tensix_sim_wl_event *ev = &tensix_sim_wl[i];
 
-			if (!ran[ev->bank])
+			if (!ran[ev->bank] || !(ev->arch & ts->arch_mask))
 				continue;
 			inc = full[i];
 			if (ran[ev->bank] != n)
@@ -667,10 +725,11 @@ struct tensix_sim *tensix_sim_new(unsigned int ncores, unsigned int arch,
 		return ERR_PTR(-ENOMEM);
 	raw_spin_lock_init(&ts->lock);
 	ts->ncores = ncores;
+	ts->arch_mask = BIT(arch);
 	ts->mux_mask = BIT(tensix_sim_mux_bits[arch]) - 1;
 	ts->nsignals = tensix_sim_l1_groups[arch] * TENSIX_L1_IDS_PER_MUX;
 	for (i = 0; i < ARRAY_SIZE(tensix_sim_wiring); i++)
-		if (tensix_sim_wiring[i].arch & BIT(arch))
+		if (tensix_sim_wiring[i].arch & ts->arch_mask)
 			__set_bit(tensix_sim_wiring[i].sel, ts->wired[tensix_sim_wiring[i].bank]);
 	ts->clock_hz = (u64)clock_mhz * HZ_PER_MHZ;
 	return ts;

@@ -27,7 +27,7 @@ DEBUGFS=/sys/kernel/debug
 SIMDBG=$DEBUGFS/socpmu_sim
 DEV=tp_test
 DEV_BH=tp_test_bh
-NTESTS=16
+NTESTS=20
 
 TMP=${TMPDIR:-/tmp}/tensix_perf_test.$$
 created=""
@@ -340,7 +340,7 @@ compare_metrics() {
 	awk '
 	NR == FNR { want[$1] = $2; names[++n] = $1; next }
 	FNR == 1 { if ($0 != "name,value,inputs") { print "# bad header: " $0; bad++ } next }
-	{ got[$1] = $2; seen++ }
+	{ got[$1] = $2; if ($1 in want) seen++ }
 	END {
 		for (i = 1; i <= n; i++) {
 			k = names[i]; w = want[k]; g = got[k]
@@ -616,22 +616,26 @@ st=0
 [ $rc -eq 2 ] || { diag "exit $rc, want 2"; show "$TMP/core.txt"; st=1; }
 result "core_out_of_range" $st
 
-# 15: short runs: the fraction metrics of `stat -- true` under the matmul
+# 15: short runs: the fraction metrics (list --metrics) of `stat -- true` under the matmul
 # workload stay within [0, 1] (all non-L1 inputs count in one group). The
 # kernel adds a group's members one after the other, each from its own
 # first read, so on a loaded VM one run of eight can still show a ratio of
 # two counters a few percent off (tensix-perf.rst, "Limits"); the median of
 # each metric over 8 runs must be within [0, 1] (with separate groups every
-# run was 1.02-1.19), and every run must compute at least 10 of them.
+# run was 1.02-1.19), and every run must compute at least 50 of them.
 echo "matmul fpu=80 unpack=60 pack=40" > $SIMDBG/$DEV/workload || exit 9
 st=0
+"$TP" list --metrics > "$TMP/fractions" || st=1
+nfrac=$(awk '$2 == "fraction"' "$TMP/fractions" | wc -l)
+[ "$nfrac" -ge 60 ] || { diag "only $nfrac fraction metrics listed"; st=1; }
 for i in 1 2 3 4 5 6 7 8; do
 	"$TP" stat --pmu "$PMU" -x, -o "$TMP/short$i.txt" -- true 2> "$TMP/short.err" ||
 		{ diag "run $i failed"; show "$TMP/short.err"; st=1; }
-	awk -F, '$1 == "metric" && $2 ~ /(efficiency|utilization|_flow|_rate)$/ && $3 != "n/a" {
-			print $2, $3 }' "$TMP/short$i.txt" > "$TMP/short$i.m"
+	awk -F, 'NR == FNR { if ($2 == "fraction") frac[$1] = 1; next }
+		$1 == "metric" && ($2 in frac) && $3 != "n/a" { print $2, $3 }' \
+		FS=' ' "$TMP/fractions" FS=, "$TMP/short$i.txt" > "$TMP/short$i.m"
 	n=$(wc -l < "$TMP/short$i.m")
-	[ "$n" -ge 10 ] || { diag "run $i: only $n fraction metrics computed"; show "$TMP/short$i.txt" 200; st=1; }
+	[ "$n" -ge 50 ] || { diag "run $i: only $n fraction metrics computed"; show "$TMP/short$i.txt" 200; st=1; }
 done
 bad=$(cat "$TMP"/short[1-8].m | sort -k1,1 -k2,2g | awk '
 	{ v[$1, ++n[$1]] = $2 }
@@ -661,6 +665,203 @@ done
 "$TP" --version > "$TMP/version.out" || st=1
 grep -Eq '^tensix-perf [0-9]+\.[0-9]+ ' "$TMP/version.out" || { diag "--version"; show "$TMP/version.out"; st=1; }
 result "usage_errors_short" $st
+
+# 17, 18: a known workload, as tt-metal's sanity test does: the simulator
+# plays the matmul workload (unit duty cycles fpu 80 %, unpack 60 %, pack
+# 40 %; each signal counts duty * permille / 1000 per cycle, see
+# drivers/sim/sim_tensix.c) and every metric must come out within 1 % of its
+# closed form below, written from the signal rates independently of the
+# tool. The two L1 mux groups (five on Blackhole) are multiplexed: their
+# rates are constant, so the scaled counts still give the closed form.
+known_expected() {
+	awk -v ARCH="$1" 'BEGIN {
+	f = 0.8; u = 0.6; p = 0.4
+	# signal rates per cycle
+	fpu = f; sfpu = f * 0.1; math = f; fav1 = f * 1.05; uav0 = u * 1.05; pav2 = p * 1.05
+	ti0 = u * 0.25; ti1 = f * 0.25; ti2 = p * 0.25
+	mis = f; mia = f * 1.05; d2s = f * 0.95
+	sbav = u * 0.9; saav = u * 0.9; u0b = u; u1b = u; sbw = u * 0.8; saw = u * 0.8
+	sbport = u * 0.7; saovr = u * 0.85
+	pdra = p * 0.9; pb = p; am = p * 0.85; drg0 = p * 0.8; mwr = p * 1.5
+	pb0 = p; pb1 = p * 0.7; pb2 = p * 0.4
+	st0 = u * 0.3; st1 = f * 0.25; st2 = p * 0.5
+	cfg = u * 0.1; sync = u * 0.05; thcon = u * 0.2; move = u * 0.15
+	sac = f * 0.1; sbc = f * 0.05; sav = f * 0.15; sbv = f * 0.12
+	w0thcon = u * 0.02; w0unp = u * 0.15; w0nz = u * 0.1; w0nf = u * 0.05
+	w0move = u * 0.04; w0mmio = u * 0.01
+	w1math = f * 0.12; w1nz = f * 0.03; w1nf = f * 0.02; w1sfpu = f * 0.06
+	w2pack = p * 0.3; w2nz = p * 0.1; w2nf = p * 0.15
+	# L1 mux 0: unpacker, port 1, bundles, ring 0 out/in; grants g*
+	l0 = u * 0.05; l1p = u * 0.3; b0 = u * 0.1; b1 = u * 0.1
+	o0 = p * 0.15; o1 = p * 0.15; i0 = u * 0.2; i1 = u * 0.2
+	gl0 = u * 0.04; gl1p = u * 0.25; go0 = p * 0.12; go1 = p * 0.1; gi0 = u * 0.18; gi1 = u * 0.15
+	# L1 mux 1: port 8, ring 1 out/in
+	p8 = p * 0.2; r1o0 = p * 0.1; r1o1 = p * 0.1; r1i0 = u * 0.1; r1i1 = u * 0.1
+	g1o0 = p * 0.08; g1o1 = p * 0.06; g1i0 = u * 0.09; g1i1 = u * 0.07
+	wh = ARCH == "wormhole"; word = wh ? 32 : 256; peak = wh ? 80 : 120
+	na = "n/a"
+
+	# the seed metrics
+	m["unpack0_write_efficiency"] = saw / u0b; m["unpack1_write_efficiency"] = sbw / u1b
+	m["unpack_write_efficiency"] = (saw / u0b + sbw / u1b) / 2
+	m["packer_efficiency"] = pdra / pb; m["fpu_efficiency"] = fpu / fav1
+	m["math_pipeline_utilization"] = mis / mia; m["math_to_pack_efficiency"] = am / pb
+	m["unpack0_to_math_flow"] = saav / u0b; m["unpack1_to_math_flow"] = sbav / u1b
+	m["unpack_to_math_flow"] = (saav / u0b + sbav / u1b) / 2
+	m["fpu_utilization"] = fpu; m["sfpu_utilization"] = sfpu; m["math_utilization"] = math
+	m["unpack0_utilization"] = saw / u0b; m["unpack1_utilization"] = sbw / u1b
+	m["unpack_utilization"] = (saw / u0b + sbw / u1b) / 2; m["pack_utilization"] = pb
+	m["thread_stall_rate"] = (st0 + st1 + st2) / 3
+	m["instruction_issue_rate"] = (ti0 + ti1 + ti2) / 3
+	m["unpack_est_bytes_per_cycle"] = m["unpack_utilization"] * peak
+	m["pack_est_bytes_per_cycle"] = pb * peak
+	m["noc_ring0_txn_per_cycle"] = o0 + o1 + i0 + i1
+	m["noc_ring1_txn_per_cycle"] = r1o0 + r1o1 + r1i0 + r1i1
+	m["noc_txn_per_cycle"] = m["noc_ring0_txn_per_cycle"] + m["noc_ring1_txn_per_cycle"]
+	m["noc_est_bytes_per_cycle"] = m["noc_txn_per_cycle"] * word
+	m["math_bound_score"] = math; m["unpack_bound_score"] = m["unpack_utilization"]
+	m["pack_bound_score"] = pb; m["risc_bound_score"] = m["thread_stall_rate"] - m["instruction_issue_rate"]
+
+	# the tt-metal set
+	m["dest_read_grant_rate"] = drg0 / pdra; m["math_available_rate"] = am
+	m["unpack_to_math_data_flow"] = (saav + sbav) / (u0b + u1b)
+	m["thread0_stall_rate"] = st0; m["thread1_stall_rate"] = st1; m["thread2_stall_rate"] = st2
+	m["thread0_issue_rate"] = ti0; m["thread1_issue_rate"] = ti1; m["thread2_issue_rate"] = ti2
+	m["srca_valid_wait"] = sav; m["srcb_valid_wait"] = sbv
+	m["srca_clear_wait"] = sac; m["srcb_clear_wait"] = sbc
+	m["unpack_idle_wait_t0"] = w0unp; m["math_idle_wait_t1"] = w1math; m["pack_idle_wait_t2"] = w2pack
+	m["sem_zero_wait_t0"] = w0nz; m["sem_zero_wait_t1"] = w1nz; m["sem_zero_wait_t2"] = w2nz
+	m["sem_full_wait_t0"] = w0nf; m["sem_full_wait_t1"] = w1nf; m["sem_full_wait_t2"] = w2nf
+	m["mmio_idle_wait_t0"] = w0mmio; m["sfpu_idle_wait_t1"] = w1sfpu
+	m["thcon_idle_wait_t0"] = w0thcon; m["move_idle_wait_t0"] = w0move
+	m["data_hazard_stall_rate"] = (mia - d2s) / mia
+	m["srca_write_overwrite_blocked"] = (saav - saovr) / saav
+	m["srcb_write_port_blocked"] = (sbav - sbport) / sbav
+	m["dest_read_backpressure"] = (pdra - drg0) / pdra
+	m["math_dest_wr_port_stall"] = (mia - mwr) / mia
+	m["math_scoreboard_stall"] = (mia - am) / mia
+	m["srca_write_actual_efficiency"] = saw / saav
+	m["srcb_write_actual_efficiency"] = sbport / sbav
+	m["unpacker1_port_write_efficiency"] = sbport / u1b
+	m["compute_to_unpack_ratio"] = math / (u0b + u1b)
+	m["cfg_instrn_avail_rate"] = cfg; m["sync_instrn_avail_rate"] = sync
+	m["thcon_instrn_avail_rate"] = thcon; m["move_instrn_avail_rate"] = move
+	m["math_instrn_avail_rate"] = fav1; m["unpack_instrn_avail_rate"] = uav0
+	m["pack_instrn_avail_rate"] = pav2
+	m["stall_overlap_t0"] = (w0thcon + w0unp + w0nz + w0nf + w0move + w0mmio) / st0
+	m["stall_overlap_t1"] = (w1math + w1nz + w1nf + w1sfpu) / st1
+	m["stall_overlap_t2"] = (w2pack + w2nz + w2nf) / st2
+	m["packer_engine0_util"] = wh ? pb0 : na; m["packer_engine1_util"] = wh ? pb1 : na
+	m["packer_engine2_util"] = wh ? pb2 : na
+	m["packer_load_imbalance"] = wh ? (pb0 - pb2) / pb0 : na
+	m["l1_unpacker_port_util"] = l0; m["l1_packer_port_util"] = l1p
+	m["l1_packer_port8_util"] = p8; m["l1_tdma_bundle_util"] = (b0 + b1) / 2
+	m["noc_ring0_outgoing_util"] = (o0 + o1) / 2; m["noc_ring0_incoming_util"] = (i0 + i1) / 2
+	m["noc_ring1_outgoing_util"] = (r1o0 + r1o1) / 2; m["noc_ring1_incoming_util"] = (r1i0 + r1i1) / 2
+	m["noc_ring0_outgoing_backpressure"] = (o0 + o1 - go0 - go1) / (o0 + o1)
+	m["noc_ring0_incoming_backpressure"] = (i0 + i1 - gi0 - gi1) / (i0 + i1)
+	m["noc_ring1_outgoing_backpressure"] = (r1o0 + r1o1 - g1o0 - g1o1) / (r1o0 + r1o1)
+	m["noc_ring1_incoming_backpressure"] = (r1i0 + r1i1 - g1i0 - g1i1) / (r1i0 + r1i1)
+	m["l1_unpacker_backpressure"] = (l0 - gl0) / l0
+	m["l1_packer_port_backpressure"] = (l1p - gl1p) / l1p
+	m["l1_total_bw_util"] = (l0 + l1p + b0 + b1 + o0 + o1 + i0 + i1) / 8
+	m["l1_read_ratio"] = (l0 + o0 + o1) / (l0 + o0 + o1 + l1p + i0 + i1)
+	m["noc_ring0_asymmetry"] = (o0 + o1) / (o0 + o1 + i0 + i1)
+	m["l1_contention_index"] = ((l0 - gl0) / l0 + (o0 - go0) / o0 + (o1 - go1) / o1 + \
+		(i0 - gi0) / i0 + (i1 - gi1) / i1) / 5
+	m["tdma_vs_noc_share"] = (b0 + b1) / (b0 + b1 + o0 + o1 + i0 + i1)
+	m["unpacker_l1_efficiency"] = gl0 / u0b; m["packer_l1_efficiency"] = gl1p / pb
+	m["noc_vs_compute"] = (o0 + o1 + i0 + i1) / (fpu + o0 + o1 + i0 + i1)
+	for (k in m) print k, m[k]
+	}'
+}
+
+# known_workload ARCH DEV PMU: every listed metric within 1 % of its closed form
+known_workload() {
+	st=0
+	known_expected "$1" > "$TMP/known_$1.want"
+	echo "matmul fpu=80 unpack=60 pack=40" > "$SIMDBG/$2/workload" || return 1
+	"$TP" stat --pmu "$3" -x, -o "$TMP/known_$1.out" --csv-metrics "$TMP/known_$1.csv" \
+		-- sleep 1 2> "$TMP/known_$1.err" || { show "$TMP/known_$1.err"; st=1; }
+	echo off > "$SIMDBG/$2/workload"
+	awk '
+	FNR == NR { if ($1 != "bound_classification") list[$1] = 1; next }
+	FILENAME ~ /want$/ { want[$1] = $2; next }
+	FNR > 1 { got[$1] = $2 }
+	END {
+		for (k in list) {
+			if (!(k in want)) { print "# " k ": no closed form in the test"; bad++; continue }
+			if (!(k in got)) { print "# " k ": not in --csv-metrics"; bad++; continue }
+			w = want[k]; g = got[k]
+			if (w == "n/a" || g == "n/a") {
+				if (w != g) { print "# " k ": got " g ", want " w; bad++ }
+				continue
+			}
+			d = g - w; if (d < 0) d = -d
+			a = w < 0 ? -w : w
+			if (d > 0.01 * a + 1e-9) { printf "# %s: got %s, want %.6f\n", k, g, w; bad++ }
+			else ok++
+		}
+		print "# " ok " metrics within 1 % of their closed form"
+		exit bad ? 1 : 0
+	}' "$TMP/fractions" FS=' ' "$TMP/known_$1.want" FS=, "$TMP/known_$1.csv" > "$TMP/known_$1.diag" ||
+		st=1
+	sed -n '$p' "$TMP/known_$1.diag"
+	[ $st -eq 0 ] || show "$TMP/known_$1.diag" 80
+	return $st
+}
+
+known_workload wormhole $DEV "$PMU"
+result "known_workload_wormhole" $?
+if [ -n "$PMU_BH" ]; then
+	known_workload blackhole $DEV_BH "$PMU_BH"
+	result "known_workload_blackhole" $?
+else
+	not_ok "known_workload_blackhole"
+fi
+
+# 19: -e chooses the events (by either name of a counter, also as
+# pmu/name/); every other counter is left out and its metrics are n/a;
+# an unknown name is a usage error naming it
+st=0
+wl_math
+gen_script "$TMP/ev.sh" $DEV all
+"$TP" stat --pmu "$PMU" -e fpu_counter -e "$PMU/packer_busy/" -x, -o "$TMP/ev.txt" \
+	--csv-counters "$TMP/ev.csv" --csv-metrics "$TMP/ev_m.csv" -- sh "$TMP/ev.sh" \
+	2> "$TMP/ev.err" || { show "$TMP/ev.err"; st=1; }
+rows=$(awk -F, 'NR > 1 { print $3 }' "$TMP/ev.csv" | sort | tr '\n' ' ')
+[ "$rows" = "FPU_COUNTER FPU_INSTRUCTION PACKER_BUSY " ] || { diag "counters: $rows"; st=1; }
+[ "$(counter "$TMP/ev.csv" FPU_COUNTER 6)" = $((FPU * 2)) ] || { diag "FPU_COUNTER"; st=1; }
+grep -qx "fpu_utilization,$(awk -v a="$FPU" -v b="$CYC" 'BEGIN { printf "%.6f", a / b }'),.*" \
+	"$TMP/ev_m.csv" || { diag "fpu_utilization"; show "$TMP/ev_m.csv"; st=1; }
+grep -q '^thread0_stall_rate,n/a,' "$TMP/ev_m.csv" || { diag "thread0_stall_rate not n/a"; st=1; }
+"$TP" stat --pmu "$PMU" -e fpu_counter,no_such_event -- true > "$TMP/ev_bad.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || { diag "unknown -e name: exit $rc"; st=1; }
+grep -q "no_such_event" "$TMP/ev_bad.out" || { diag "error does not name the event"; show "$TMP/ev_bad.out"; st=1; }
+result "events_option" $st
+
+# 20: -I without -x prints one line per counted metric and interval, no tables
+st=0
+echo "matmul fpu=80 unpack=60 pack=40" > $SIMDBG/$DEV/workload || exit 9
+"$TP" stat --pmu "$PMU" -I 100 -e fpu_instruction,sfpu_instruction -o "$TMP/compact.txt" \
+	-- sleep 0.55 2> "$TMP/compact.err" || { show "$TMP/compact.err"; st=1; }
+echo off > $SIMDBG/$DEV/workload
+awk -v err=0 '
+	/^#/ { next }
+	NF != 3 { print "# bad line: " $0; err = 1 }
+	{ n[$2]++; if ($2 == "fpu_utilization" && ($3 + 0 < 0.792 || $3 + 0 > 0.808)) {
+		print "# fpu_utilization " $3; err = 1 } }
+	END {
+		if (n["fpu_utilization"] < 4) { print "# " n["fpu_utilization"] " intervals"; err = 1 }
+		for (k in n) if (n[k] != n["fpu_utilization"]) { print "# " k ": " n[k] " lines"; err = 1 }
+		if (!("sfpu_utilization" in n) || ("thread0_stall_rate" in n)) {
+			print "# the counted metrics are not the ones printed"; err = 1 }
+		exit err
+	}' "$TMP/compact.txt" || st=1
+! grep -q 'FPU_INSTRUCTION\|Derived metrics' "$TMP/compact.txt" || { diag "tables printed"; st=1; }
+[ $st -eq 0 ] || show "$TMP/compact.txt" 30
+result "interval_compact" $st
 
 totals
 [ $nfail -eq 0 ] || exit 1

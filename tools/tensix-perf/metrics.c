@@ -46,7 +46,7 @@
 
 const struct tp_event_info tp_events[TP_NR_EV] = {
 #define TP_EV_INFO1(n, b, i, m) [TP_EV_##n] = { #n, TENSIX_BANK_##b, (i), (m) },
-#define TP_EV_INFO(n, b, i, m, a) TP_ON_WH(TP_EV_INFO1, a)(n, b, i, m)
+#define TP_EV_INFO(n, b, i, m, a) TP_IN_TABLE(TP_EV_INFO1, b, a)(n, b, i, m)
 	TP_TABLE(TP_EV_INFO)
 #undef TP_EV_INFO
 };
@@ -137,7 +137,7 @@ const struct tp_platform *tp_platform_find(const char *id)
 	return NULL;
 }
 
-const struct tp_metric_desc tp_metric_descs[TP_NR_METRICS] = {
+static const struct tp_metric_desc seed_descs[TP_NR_METRICS] = {
 	[TP_M_UNPACK0_WRITE_EFF] = { "unpack0_write_efficiency",
 		"Unpacker write efficiency", "Unpacker0 (SRCA)",
 		"SRCA_WRITE / UNPACK0_BUSY_THREAD0" },
@@ -155,7 +155,7 @@ const struct tp_metric_desc tp_metric_descs[TP_NR_METRICS] = {
 		"(FPU_INSTRUCTION / FPU_CYCLES) / (FPU_INSTRN_AVAILABLE_1 / INSTRN_THREAD_CYCLES)" },
 	[TP_M_MATH_PIPE_UTIL] = { "math_pipeline_utilization",
 		"Math pipeline utilisation (experimental)", "Math pipeline",
-		"MATH_INSTRN_STARTED / MATH_INSTRN_AVAILABLE" },
+		"MATH_INSTRN_STARTED / MATH_INSTRN_AVAILABLE", true },
 	[TP_M_MATH_TO_PACK] = { "math_to_pack_efficiency",
 		"Math-to-pack handoff efficiency (experimental)", "Math->Pack",
 		"AVAILABLE_MATH / PACKER_BUSY" },
@@ -170,13 +170,13 @@ const struct tp_metric_desc tp_metric_descs[TP_NR_METRICS] = {
 		"mean of the defined unpacker ratios" },
 	[TP_M_FPU_UTIL] = { "fpu_utilization",
 		"Utilisation", "FPU",
-		"FPU_INSTRUCTION / FPU_CYCLES" },
+		"FPU_INSTRUCTION / FPU_CYCLES", true },
 	[TP_M_SFPU_UTIL] = { "sfpu_utilization",
 		"Utilisation", "SFPU",
-		"SFPU_INSTRUCTION / FPU_CYCLES" },
+		"SFPU_INSTRUCTION / FPU_CYCLES", true },
 	[TP_M_MATH_UTIL] = { "math_utilization",
 		"Utilisation", "Math (FPU or SFPU)",
-		"FPU_OR_SFPU_INSTRN / FPU_CYCLES" },
+		"FPU_OR_SFPU_INSTRN / FPU_CYCLES", true },
 	[TP_M_UNPACK0_UTIL] = { "unpack0_utilization",
 		"Utilisation", "Unpacker0",
 		"SRCA_WRITE / UNPACK0_BUSY_THREAD0" },
@@ -188,13 +188,13 @@ const struct tp_metric_desc tp_metric_descs[TP_NR_METRICS] = {
 		"mean of the defined unpacker utilisations" },
 	[TP_M_PACK_UTIL] = { "pack_utilization",
 		"Utilisation", "Packer",
-		"PACKER_BUSY / TDMA_PACK_CYCLES" },
+		"PACKER_BUSY / TDMA_PACK_CYCLES", true },
 	[TP_M_STALL_RATE] = { "thread_stall_rate",
 		"RISC issue", "Thread stall rate",
-		"sum(THREAD_STALLS_0..2) / (3 * INSTRN_THREAD_CYCLES)" },
+		"sum(THREAD_STALLS_0..2) / (3 * INSTRN_THREAD_CYCLES)", true },
 	[TP_M_ISSUE_RATE] = { "instruction_issue_rate",
 		"RISC issue", "Instruction issue efficiency",
-		"sum(THREAD_INSTRUCTIONS_0..2) / (3 * INSTRN_THREAD_CYCLES)" },
+		"sum(THREAD_INSTRUCTIONS_0..2) / (3 * INSTRN_THREAD_CYCLES)", true },
 	[TP_M_UNPACK_BPC] = { "unpack_est_bytes_per_cycle",
 		"Estimated bandwidth", "Unpacker est. B/cyc",
 		"unpack_utilization * UNPACK_PEAK_BPC" },
@@ -226,6 +226,323 @@ const struct tp_metric_desc tp_metric_descs[TP_NR_METRICS] = {
 		"Bound scores", "risc-bound",
 		"thread_stall_rate - instruction_issue_rate" },
 };
+
+/*
+ * ---- the tt-metal metric set ----
+ *
+ * Each metric is (sum of k * rate) / (sum of k * rate) over counters,
+ * where a counter's rate is its count per cycle of its own window (its
+ * bank's reference cycles; for L1, the L1 cycles counted under the same
+ * mux). When every input shares one window that is the plain ratio of the
+ * counts; across banks it compares like with like (see ratio_ev()).
+ * TP_REF stands for the window's reference cycles (rate 1).
+ */
+#define TP_REF		TP_NR_EV
+#define TP_MAX_TERMS	10
+
+/* A counter, with an alternative used when it was not counted (Blackhole names) */
+struct tp_term {
+	int ev;
+	int alt;	/* 0: none (index 0 is never an alternative) */
+	double k;	/* 0 ends the list */
+};
+
+enum tp_kind {
+	TP_LINEAR,	/* sum(num) / sum(den) */
+	TP_IMBALANCE,	/* (max - min) / max of the num rates */
+	TP_CONTENTION,	/* mean over pairs of (num[i] - den[i]) / num[i] */
+};
+
+#define TP_F_FRACTION	0x1	/* within [0, 1] by definition */
+#define TP_F_NEG_NA	0x2	/* n/a when the numerator is negative (grant > req) */
+#define TP_F_ZERO_NA	0x4	/* n/a when a subtracted counter reads 0 (unused signal) */
+
+struct tp_ttdef {
+	struct tp_metric_desc d;
+	enum tp_kind kind;
+	unsigned int flags;
+	struct tp_term num[TP_MAX_TERMS];
+	struct tp_term den[TP_MAX_TERMS];
+};
+
+#define E(x)		{ TP_EV_##x, 0, 1.0 }
+#define NEG(x)		{ TP_EV_##x, 0, -1.0 }
+#define K(x, k)		{ TP_EV_##x, 0, (k) }
+#define ALT(x, y)	{ TP_EV_##x, TP_EV_##y, 1.0 }
+#define REF		{ TP_REF, 0, 1.0 }
+#define REFK(k)		{ TP_REF, 0, (k) }
+#define FR		TP_F_FRACTION
+#define TT(n, sec, label, formula, flags, kind, ...) \
+	[TP_M_##n - TP_M_dest_read_grant_rate] = { \
+		{ #n, sec, label, formula, ((flags) & FR) != 0 }, kind, flags, __VA_ARGS__ }
+#define LIN(n, sec, label, formula, flags, nu, de) \
+	TT(n, sec, label, formula, flags, TP_LINEAR, .num = nu, .den = de)
+#define N(...)		{ __VA_ARGS__ }
+
+#define S_PIPE	"tt-metal: pipeline"
+#define S_THR	"tt-metal: threads"
+#define S_WAIT	"tt-metal: waits (share of cycles)"
+#define S_STALL	"tt-metal: TDMA stalls and write ports"
+#define S_AVAIL	"tt-metal: instruction availability"
+#define S_PACK	"tt-metal: packer engines (Wormhole)"
+#define S_L1	"tt-metal: L1 ports and NoC"
+#define S_X	"tt-metal: across banks"
+
+#define WAITS(t) N(E(waiting_for_thcon_idle_##t), E(waiting_for_unpack_idle_##t), \
+	E(waiting_for_pack_idle_##t), E(waiting_for_math_idle_##t), \
+	E(waiting_for_nonzero_sem_##t), E(waiting_for_nonfull_sem_##t), \
+	E(waiting_for_move_idle_##t), E(waiting_for_mmio_idle_##t), \
+	E(waiting_for_sfpu_idle_##t))
+#define RING0_OUT	E(l1_0_noc_ring0_outgoing_0), E(l1_0_noc_ring0_outgoing_1)
+#define RING0_IN	E(l1_0_noc_ring0_incoming_0), E(l1_0_noc_ring0_incoming_1)
+#define PORT1		ALT(l1_0_unpacker_1_ecc_pack1, l1_0_unified_packer)
+
+static const struct tp_ttdef tt_defs[] = {
+	LIN(dest_read_grant_rate, S_PIPE, "Dest read grant rate",
+	    "DEST_READ_GRANTED_0 / PACKER_DEST_READ_AVAILABLE", FR,
+	    N(E(dest_read_granted_0)), N(E(packer_dest_read_available))),
+	LIN(math_available_rate, S_PIPE, "Math not scoreboard-stalled",
+	    "AVAILABLE_MATH / TDMA_PACK_CYCLES", FR,
+	    N(E(available_math)), N(REF)),
+	LIN(unpack_to_math_data_flow, S_PIPE, "Unpacker-to-math data flow",
+	    "(SRCA_WRITE_AVAILABLE + SRCB_WRITE_AVAILABLE) / "
+	    "(UNPACK0_BUSY_THREAD0 + UNPACK1_BUSY_THREAD0)", 0,
+	    N(E(srca_write_available), E(srcb_write_available)),
+	    N(E(unpack0_busy_thread0), E(unpack1_busy_thread0))),
+	LIN(thread0_stall_rate, S_THR, "T0 (unpack) stall rate",
+	    "THREAD_STALLS_0 / INSTRN_THREAD_CYCLES", FR, N(E(thread_stalls_0)), N(REF)),
+	LIN(thread1_stall_rate, S_THR, "T1 (math) stall rate",
+	    "THREAD_STALLS_1 / INSTRN_THREAD_CYCLES", FR, N(E(thread_stalls_1)), N(REF)),
+	LIN(thread2_stall_rate, S_THR, "T2 (pack) stall rate",
+	    "THREAD_STALLS_2 / INSTRN_THREAD_CYCLES", FR, N(E(thread_stalls_2)), N(REF)),
+	LIN(thread0_issue_rate, S_THR, "T0 (unpack) issue rate",
+	    "THREAD_INSTRUCTIONS_0 / INSTRN_THREAD_CYCLES", FR,
+	    N(E(thread_instructions_0)), N(REF)),
+	LIN(thread1_issue_rate, S_THR, "T1 (math) issue rate",
+	    "THREAD_INSTRUCTIONS_1 / INSTRN_THREAD_CYCLES", FR,
+	    N(E(thread_instructions_1)), N(REF)),
+	LIN(thread2_issue_rate, S_THR, "T2 (pack) issue rate",
+	    "THREAD_INSTRUCTIONS_2 / INSTRN_THREAD_CYCLES", FR,
+	    N(E(thread_instructions_2)), N(REF)),
+	LIN(srca_valid_wait, S_WAIT, "SrcA valid wait",
+	    "WAITING_FOR_SRCA_VALID / INSTRN_THREAD_CYCLES", FR,
+	    N(E(waiting_for_srca_valid)), N(REF)),
+	LIN(srcb_valid_wait, S_WAIT, "SrcB valid wait",
+	    "WAITING_FOR_SRCB_VALID / INSTRN_THREAD_CYCLES", FR,
+	    N(E(waiting_for_srcb_valid)), N(REF)),
+	LIN(srca_clear_wait, S_WAIT, "SrcA clear wait",
+	    "WAITING_FOR_SRCA_CLEAR / INSTRN_THREAD_CYCLES", FR,
+	    N(E(waiting_for_srca_clear)), N(REF)),
+	LIN(srcb_clear_wait, S_WAIT, "SrcB clear wait",
+	    "WAITING_FOR_SRCB_CLEAR / INSTRN_THREAD_CYCLES", FR,
+	    N(E(waiting_for_srcb_clear)), N(REF)),
+	LIN(unpack_idle_wait_t0, S_WAIT, "Unpack idle wait T0",
+	    "WAITING_FOR_UNPACK_IDLE_0 / INSTRN_THREAD_CYCLES", FR,
+	    N(E(waiting_for_unpack_idle_0)), N(REF)),
+	LIN(math_idle_wait_t1, S_WAIT, "Math idle wait T1",
+	    "WAITING_FOR_MATH_IDLE_1 / INSTRN_THREAD_CYCLES", FR,
+	    N(E(waiting_for_math_idle_1)), N(REF)),
+	LIN(pack_idle_wait_t2, S_WAIT, "Pack idle wait T2",
+	    "WAITING_FOR_PACK_IDLE_2 / INSTRN_THREAD_CYCLES", FR,
+	    N(E(waiting_for_pack_idle_2)), N(REF)),
+	LIN(sem_zero_wait_t0, S_WAIT, "Semaphore zero wait T0",
+	    "WAITING_FOR_NONZERO_SEM_0 / INSTRN_THREAD_CYCLES", FR,
+	    N(E(waiting_for_nonzero_sem_0)), N(REF)),
+	LIN(sem_zero_wait_t1, S_WAIT, "Semaphore zero wait T1",
+	    "WAITING_FOR_NONZERO_SEM_1 / INSTRN_THREAD_CYCLES", FR,
+	    N(E(waiting_for_nonzero_sem_1)), N(REF)),
+	LIN(sem_zero_wait_t2, S_WAIT, "Semaphore zero wait T2",
+	    "WAITING_FOR_NONZERO_SEM_2 / INSTRN_THREAD_CYCLES", FR,
+	    N(E(waiting_for_nonzero_sem_2)), N(REF)),
+	LIN(sem_full_wait_t0, S_WAIT, "Semaphore full wait T0",
+	    "WAITING_FOR_NONFULL_SEM_0 / INSTRN_THREAD_CYCLES", FR,
+	    N(E(waiting_for_nonfull_sem_0)), N(REF)),
+	LIN(sem_full_wait_t1, S_WAIT, "Semaphore full wait T1",
+	    "WAITING_FOR_NONFULL_SEM_1 / INSTRN_THREAD_CYCLES", FR,
+	    N(E(waiting_for_nonfull_sem_1)), N(REF)),
+	LIN(sem_full_wait_t2, S_WAIT, "Semaphore full wait T2",
+	    "WAITING_FOR_NONFULL_SEM_2 / INSTRN_THREAD_CYCLES", FR,
+	    N(E(waiting_for_nonfull_sem_2)), N(REF)),
+	LIN(mmio_idle_wait_t0, S_WAIT, "MMIO idle wait T0",
+	    "WAITING_FOR_MMIO_IDLE_0 / INSTRN_THREAD_CYCLES", FR,
+	    N(E(waiting_for_mmio_idle_0)), N(REF)),
+	LIN(sfpu_idle_wait_t1, S_WAIT, "SFPU idle wait T1",
+	    "WAITING_FOR_SFPU_IDLE_1 / INSTRN_THREAD_CYCLES", FR,
+	    N(E(waiting_for_sfpu_idle_1)), N(REF)),
+	LIN(thcon_idle_wait_t0, S_WAIT, "THCON idle wait T0",
+	    "WAITING_FOR_THCON_IDLE_0 / INSTRN_THREAD_CYCLES", FR,
+	    N(E(waiting_for_thcon_idle_0)), N(REF)),
+	LIN(move_idle_wait_t0, S_WAIT, "MOVE idle wait T0",
+	    "WAITING_FOR_MOVE_IDLE_0 / INSTRN_THREAD_CYCLES", FR,
+	    N(E(waiting_for_move_idle_0)), N(REF)),
+	LIN(data_hazard_stall_rate, S_STALL, "Data hazard stall rate",
+	    "(MATH_INSTRN_AVAILABLE - DATA_HAZARD_STALLS_MOVD2A) / MATH_INSTRN_AVAILABLE",
+	    FR | TP_F_NEG_NA,
+	    N(E(math_instrn_available), NEG(data_hazard_stalls_movd2a)),
+	    N(E(math_instrn_available))),
+	LIN(srca_write_overwrite_blocked, S_STALL, "SrcA write overwrite blocked",
+	    "(SRCA_WRITE_AVAILABLE - SRCA_WRITE_NOT_BLOCKED_OVR) / SRCA_WRITE_AVAILABLE",
+	    FR | TP_F_NEG_NA,
+	    N(E(srca_write_available), NEG(srca_write_not_blocked_ovr)),
+	    N(E(srca_write_available))),
+	LIN(srcb_write_port_blocked, S_STALL, "SrcB write port blocked",
+	    "(SRCB_WRITE_AVAILABLE - SRCB_WRITE_NOT_BLOCKED_PORT) / SRCB_WRITE_AVAILABLE",
+	    FR | TP_F_NEG_NA,
+	    N(E(srcb_write_available), NEG(srcb_write_not_blocked_port)),
+	    N(E(srcb_write_available))),
+	LIN(dest_read_backpressure, S_STALL, "Dest read backpressure",
+	    "(PACKER_DEST_READ_AVAILABLE - DEST_READ_GRANTED_0) / PACKER_DEST_READ_AVAILABLE",
+	    FR | TP_F_NEG_NA,
+	    N(E(packer_dest_read_available), NEG(dest_read_granted_0)),
+	    N(E(packer_dest_read_available))),
+	LIN(math_dest_wr_port_stall, S_STALL, "Math dest write port stall",
+	    "(MATH_INSTRN_AVAILABLE - MATH_NOT_STALLED_DEST_WR_PORT) / MATH_INSTRN_AVAILABLE"
+	    " (n/a when MATH_NOT_STALLED_DEST_WR_PORT reads 0)",
+	    FR | TP_F_NEG_NA | TP_F_ZERO_NA,
+	    N(E(math_instrn_available), NEG(math_not_stalled_dest_wr_port)),
+	    N(E(math_instrn_available))),
+	LIN(math_scoreboard_stall, S_STALL, "Math scoreboard stall",
+	    "(MATH_INSTRN_AVAILABLE - AVAILABLE_MATH) / MATH_INSTRN_AVAILABLE",
+	    FR | TP_F_NEG_NA,
+	    N(E(math_instrn_available), NEG(available_math)),
+	    N(E(math_instrn_available))),
+	LIN(srca_write_actual_efficiency, S_STALL, "SrcA write actual efficiency",
+	    "SRCA_WRITE_ACTUAL / SRCA_WRITE_AVAILABLE", FR,
+	    N(E(srca_write_actual)), N(E(srca_write_available))),
+	LIN(srcb_write_actual_efficiency, S_STALL, "SrcB write actual efficiency",
+	    "SRCB_WRITE_NOT_BLOCKED_PORT / SRCB_WRITE_AVAILABLE", FR,
+	    N(E(srcb_write_not_blocked_port)), N(E(srcb_write_available))),
+	LIN(unpacker1_port_write_efficiency, S_STALL, "Unpacker1 port write efficiency",
+	    "SRCB_WRITE_NOT_BLOCKED_PORT / UNPACK1_BUSY_THREAD0", 0,
+	    N(E(srcb_write_not_blocked_port)), N(E(unpack1_busy_thread0))),
+	LIN(compute_to_unpack_ratio, S_X, "Compute-to-unpack ratio",
+	    "MATH_COUNTER / (UNPACK0_BUSY_THREAD0 + UNPACK1_BUSY_THREAD0)", 0,
+	    N(E(math_counter)), N(E(unpack0_busy_thread0), E(unpack1_busy_thread0))),
+	LIN(cfg_instrn_avail_rate, S_AVAIL, "CFG (T0)",
+	    "CFG_INSTRN_AVAILABLE_0 / INSTRN_THREAD_CYCLES", FR,
+	    N(E(cfg_instrn_available_0)), N(REF)),
+	LIN(sync_instrn_avail_rate, S_AVAIL, "SYNC (T0)",
+	    "SYNC_INSTRN_AVAILABLE_0 / INSTRN_THREAD_CYCLES", FR,
+	    N(E(sync_instrn_available_0)), N(REF)),
+	LIN(thcon_instrn_avail_rate, S_AVAIL, "THCON (T0)",
+	    "THCON_INSTRN_AVAILABLE_0 / INSTRN_THREAD_CYCLES", FR,
+	    N(E(thcon_instrn_available_0)), N(REF)),
+	LIN(move_instrn_avail_rate, S_AVAIL, "MOVE (T0)",
+	    "MOVE_INSTRN_AVAILABLE_0 / INSTRN_THREAD_CYCLES", FR,
+	    N(E(move_instrn_available_0)), N(REF)),
+	LIN(math_instrn_avail_rate, S_AVAIL, "MATH (T1)",
+	    "FPU_INSTRN_AVAILABLE_1 / INSTRN_THREAD_CYCLES", FR,
+	    N(E(fpu_instrn_available_1)), N(REF)),
+	LIN(unpack_instrn_avail_rate, S_AVAIL, "UNPACK (T0)",
+	    "UNPACK_INSTRN_AVAILABLE_0 / INSTRN_THREAD_CYCLES", FR,
+	    N(E(unpack_instrn_available_0)), N(REF)),
+	LIN(pack_instrn_avail_rate, S_AVAIL, "PACK (T2)",
+	    "PACK_INSTRN_AVAILABLE_2 / INSTRN_THREAD_CYCLES", FR,
+	    N(E(pack_instrn_available_2)), N(REF)),
+	LIN(stall_overlap_t0, S_THR, "Stall cause overlap T0",
+	    "sum(WAITING_FOR_*_0) / THREAD_STALLS_0", 0, WAITS(0), N(E(thread_stalls_0))),
+	LIN(stall_overlap_t1, S_THR, "Stall cause overlap T1",
+	    "sum(WAITING_FOR_*_1) / THREAD_STALLS_1", 0, WAITS(1), N(E(thread_stalls_1))),
+	LIN(stall_overlap_t2, S_THR, "Stall cause overlap T2",
+	    "sum(WAITING_FOR_*_2) / THREAD_STALLS_2", 0, WAITS(2), N(E(thread_stalls_2))),
+	LIN(packer_engine0_util, S_PACK, "Packer engine 0",
+	    "PACKER_BUSY_0 / TDMA_PACK_CYCLES", FR, N(E(packer_busy_0)), N(REF)),
+	LIN(packer_engine1_util, S_PACK, "Packer engine 1",
+	    "PACKER_BUSY_1 / TDMA_PACK_CYCLES", FR, N(E(packer_busy_1)), N(REF)),
+	LIN(packer_engine2_util, S_PACK, "Packer engine 2",
+	    "PACKER_BUSY_2 / TDMA_PACK_CYCLES", FR, N(E(packer_busy_2)), N(REF)),
+	TT(packer_load_imbalance, S_PACK, "Packer load imbalance",
+	   "(max - min) / max of PACKER_BUSY_0..2", FR, TP_IMBALANCE,
+	   .num = N(E(packer_busy_0), E(packer_busy_1), E(packer_busy_2))),
+	LIN(l1_unpacker_port_util, S_L1, "L1 unpacker port",
+	    "L1_0_UNPACKER_0 / L1_CYCLES (mux 0)", FR, N(E(l1_0_unpacker_0)), N(REF)),
+	LIN(l1_packer_port_util, S_L1, "L1 packer port (port 1)",
+	    "L1_0_UNPACKER_1_ECC_PACK1 (BH: L1_0_UNIFIED_PACKER) / L1_CYCLES (mux 0)", FR,
+	    N(PORT1), N(REF)),
+	LIN(l1_packer_port8_util, S_L1, "L1 port 8",
+	    "L1_1_TDMA_PACKER_2 (BH: L1_1_RISC_CORE) / L1_CYCLES (mux 1)", FR,
+	    N(ALT(l1_1_tdma_packer_2, l1_1_risc_core)), N(REF)),
+	LIN(l1_tdma_bundle_util, S_L1, "L1 TDMA bundles",
+	    "(L1_0_TDMA_BUNDLE_0_RISC + L1_0_TDMA_BUNDLE_1_TRISC) / (2 * L1_CYCLES)", FR,
+	    N(E(l1_0_tdma_bundle_0_risc), E(l1_0_tdma_bundle_1_trisc)), N(REFK(2))),
+	LIN(noc_ring0_outgoing_util, S_L1, "NoC ring 0 outgoing",
+	    "(L1_0_NOC_RING0_OUTGOING_0 + _1) / (2 * L1_CYCLES)", FR,
+	    N(RING0_OUT), N(REFK(2))),
+	LIN(noc_ring0_incoming_util, S_L1, "NoC ring 0 incoming",
+	    "(L1_0_NOC_RING0_INCOMING_0 + _1) / (2 * L1_CYCLES)", FR,
+	    N(RING0_IN), N(REFK(2))),
+	LIN(noc_ring1_outgoing_util, S_L1, "NoC ring 1 outgoing",
+	    "(L1_1_NOC_RING1_OUTGOING_0 + _1) / (2 * L1_CYCLES)", FR,
+	    N(E(l1_1_noc_ring1_outgoing_0), E(l1_1_noc_ring1_outgoing_1)), N(REFK(2))),
+	LIN(noc_ring1_incoming_util, S_L1, "NoC ring 1 incoming",
+	    "(L1_1_NOC_RING1_INCOMING_0 + _1) / (2 * L1_CYCLES)", FR,
+	    N(E(l1_1_noc_ring1_incoming_0), E(l1_1_noc_ring1_incoming_1)), N(REFK(2))),
+	LIN(noc_ring0_outgoing_backpressure, S_L1, "NoC ring 0 outgoing backpressure",
+	    "(req0 + req1 - grant0 - grant1) / (req0 + req1)", FR | TP_F_NEG_NA,
+	    N(RING0_OUT, NEG(l1_0_noc_ring0_outgoing_0_grant),
+	      NEG(l1_0_noc_ring0_outgoing_1_grant)), N(RING0_OUT)),
+	LIN(noc_ring0_incoming_backpressure, S_L1, "NoC ring 0 incoming backpressure",
+	    "(req0 + req1 - grant0 - grant1) / (req0 + req1)", FR | TP_F_NEG_NA,
+	    N(RING0_IN, NEG(l1_0_noc_ring0_incoming_0_grant),
+	      NEG(l1_0_noc_ring0_incoming_1_grant)), N(RING0_IN)),
+	LIN(noc_ring1_outgoing_backpressure, S_L1, "NoC ring 1 outgoing backpressure",
+	    "(req0 + req1 - grant0 - grant1) / (req0 + req1)", FR | TP_F_NEG_NA,
+	    N(E(l1_1_noc_ring1_outgoing_0), E(l1_1_noc_ring1_outgoing_1),
+	      NEG(l1_1_noc_ring1_outgoing_0_grant), NEG(l1_1_noc_ring1_outgoing_1_grant)),
+	    N(E(l1_1_noc_ring1_outgoing_0), E(l1_1_noc_ring1_outgoing_1))),
+	LIN(noc_ring1_incoming_backpressure, S_L1, "NoC ring 1 incoming backpressure",
+	    "(req0 + req1 - grant0 - grant1) / (req0 + req1)", FR | TP_F_NEG_NA,
+	    N(E(l1_1_noc_ring1_incoming_0), E(l1_1_noc_ring1_incoming_1),
+	      NEG(l1_1_noc_ring1_incoming_0_grant), NEG(l1_1_noc_ring1_incoming_1_grant)),
+	    N(E(l1_1_noc_ring1_incoming_0), E(l1_1_noc_ring1_incoming_1))),
+	LIN(l1_unpacker_backpressure, S_L1, "L1 unpacker backpressure",
+	    "(L1_0_UNPACKER_0 - L1_0_UNPACKER_0_GRANT) / L1_0_UNPACKER_0", FR | TP_F_NEG_NA,
+	    N(E(l1_0_unpacker_0), NEG(l1_0_unpacker_0_grant)), N(E(l1_0_unpacker_0))),
+	LIN(l1_packer_port_backpressure, S_L1, "L1 packer port backpressure",
+	    "(port 1 - L1_0_PORT1_GRANT) / port 1", FR | TP_F_NEG_NA,
+	    N(PORT1, NEG(l1_0_port1_grant)), N(PORT1)),
+	LIN(l1_total_bw_util, S_L1, "L1 total bandwidth",
+	    "sum(the 8 L1 mux-0 requests) / (8 * L1_CYCLES)", FR,
+	    N(E(l1_0_unpacker_0), PORT1, E(l1_0_tdma_bundle_0_risc),
+	      E(l1_0_tdma_bundle_1_trisc), RING0_OUT, RING0_IN), N(REFK(8))),
+	LIN(l1_read_ratio, S_L1, "L1 read share",
+	    "(unpacker + NoC out) / (unpacker + NoC out + port 1 + NoC in)", FR,
+	    N(E(l1_0_unpacker_0), RING0_OUT),
+	    N(E(l1_0_unpacker_0), RING0_OUT, PORT1, RING0_IN)),
+	LIN(noc_ring0_asymmetry, S_L1, "NoC ring 0 asymmetry",
+	    "NoC out / (NoC out + NoC in)", FR, N(RING0_OUT), N(RING0_OUT, RING0_IN)),
+	TT(l1_contention_index, S_L1, "L1 contention index",
+	   "mean of (req - grant) / req over the unpacker and ring 0 ports with req > 0",
+	   FR, TP_CONTENTION,
+	   .num = N(E(l1_0_unpacker_0), RING0_OUT, RING0_IN),
+	   .den = N(E(l1_0_unpacker_0_grant), E(l1_0_noc_ring0_outgoing_0_grant),
+		    E(l1_0_noc_ring0_outgoing_1_grant), E(l1_0_noc_ring0_incoming_0_grant),
+		    E(l1_0_noc_ring0_incoming_1_grant))),
+	LIN(tdma_vs_noc_share, S_L1, "TDMA share of L1 (vs NoC)",
+	    "(TDMA_BUNDLE_0 + _1) / (TDMA bundles + NoC out + NoC in)", FR,
+	    N(E(l1_0_tdma_bundle_0_risc), E(l1_0_tdma_bundle_1_trisc)),
+	    N(E(l1_0_tdma_bundle_0_risc), E(l1_0_tdma_bundle_1_trisc), RING0_OUT, RING0_IN)),
+	LIN(unpacker_l1_efficiency, S_X, "Unpacker L1 efficiency",
+	    "L1_0_UNPACKER_0_GRANT / UNPACK0_BUSY_THREAD0", 0,
+	    N(E(l1_0_unpacker_0_grant)), N(E(unpack0_busy_thread0))),
+	LIN(packer_l1_efficiency, S_X, "Packer L1 efficiency",
+	    "L1_0_PORT1_GRANT / PACKER_BUSY", 0,
+	    N(E(l1_0_port1_grant)), N(E(packer_busy))),
+	LIN(noc_vs_compute, S_X, "NoC vs compute",
+	    "(NoC out + NoC in) / (FPU_COUNTER + NoC out + NoC in)", FR,
+	    N(RING0_OUT, RING0_IN), N(E(fpu_counter), RING0_OUT, RING0_IN)),
+};
+
+_Static_assert(sizeof(tt_defs) / sizeof(tt_defs[0]) ==
+	       TP_M_noc_vs_compute - TP_M_dest_read_grant_rate + 1, "one definition per metric");
+_Static_assert(TP_M_dest_read_grant_rate == TP_M_NOC_BPC + 1, "tt-metal metrics follow the seed's");
+
+const struct tp_metric_desc *tp_metric_desc(int id)
+{
+	if (id >= TP_M_dest_read_grant_rate && id <= TP_M_noc_vs_compute)
+		return &tt_defs[id - TP_M_dest_read_grant_rate].d;
+	return &seed_descs[id];
+}
 
 const char *tp_bound_name(enum tp_bound b)
 {
@@ -291,6 +608,18 @@ static void add_input(struct tp_metric *m, const char *name, struct tp_val v)
 		m->nr_inputs++;
 	}
 	m->scaled |= v.valid && v.scaled;
+}
+
+/* Record an input unless it is listed already (a counter used twice) */
+static void add_input_once(struct tp_metric *m, const char *name, struct tp_val v)
+{
+	char up[TP_NAME_LEN];
+
+	tp_upper(up, sizeof(up), name);
+	for (int i = 0; i < m->nr_inputs; i++)
+		if (!strcmp(m->in[i].name, up) || !strcmp(m->in[i].name, name))
+			return;
+	add_input(m, name, v);
 }
 
 static void set_value(struct tp_metric *m, double v)
@@ -370,6 +699,140 @@ static void scale(struct tp_metric *m, const struct tp_metric *x, const char *xn
 	add_input(m, kn, p ? mkval(k, false) : invalid_val);
 	if (x->valid && p)
 		set_value(m, x->value * k);
+}
+
+/*
+ * Rate of a term: its count per cycle of its own window, or 1 for TP_REF.
+ * Records the counter and its window as inputs of @m. False when the
+ * counter or its window was not counted, or the window is empty.
+ */
+static bool term_rate(struct tp_metric *m, const struct tp_counts *c,
+		      const struct tp_term *t, double *rate)
+{
+	const struct tp_event_info *info;
+	struct tp_val v, w;
+	char wname[TP_NAME_LEN];
+	int ev = t->ev;
+
+	if (ev == TP_REF) {
+		*rate = 1.0;
+		return true;
+	}
+	if (!c->ev[ev].valid && t->alt)
+		ev = t->alt;
+	info = &tp_events[ev];
+	v = c->ev[ev];
+	if (info->bank == TENSIX_BANK_L1) {
+		w = c->l1_cycles[info->mux];
+		snprintf(wname, sizeof(wname), "L1_CYCLES_MUX%u", info->mux);
+	} else {
+		w = c->cycles[info->bank];
+		snprintf(wname, sizeof(wname), "%s", bank_cycles_names[info->bank]);
+	}
+	add_input_once(m, info->name, v);
+	add_input_once(m, wname, w);
+	if (!v.valid || !w.valid || w.v == 0.0)
+		return false;
+	*rate = v.v / w.v;
+	return true;
+}
+
+/* Sum of k * rate over a term list; false if a term has no rate */
+static bool terms_sum(struct tp_metric *m, const struct tp_counts *c,
+		      const struct tp_term *t, double *sum)
+{
+	bool ok = true;
+
+	*sum = 0.0;
+	for (int i = 0; i < TP_MAX_TERMS && t[i].k != 0.0; i++) {
+		double r;
+
+		if (term_rate(m, c, &t[i], &r))
+			*sum += t[i].k * r;
+		else
+			ok = false;	/* go on: every input is listed */
+	}
+	return ok;
+}
+
+static void tt_linear(struct tp_metric *m, const struct tp_ttdef *d, const struct tp_counts *c)
+{
+	double num, den;
+	bool ok = terms_sum(m, c, d->num, &num);
+
+	ok &= terms_sum(m, c, d->den, &den);
+	if (!ok || den == 0.0 || ((d->flags & TP_F_NEG_NA) && num < 0.0))
+		return;
+	if (d->flags & TP_F_ZERO_NA) {
+		for (int i = 0; i < TP_MAX_TERMS && d->num[i].k != 0.0; i++)
+			if (d->num[i].k < 0.0 && c->ev[d->num[i].ev].v == 0.0)
+				return;
+	}
+	set_value(m, num / den);
+}
+
+static void tt_imbalance(struct tp_metric *m, const struct tp_ttdef *d, const struct tp_counts *c)
+{
+	double lo = 0.0, hi = 0.0;
+	bool ok = true;
+
+	for (int i = 0; i < TP_MAX_TERMS && d->num[i].k != 0.0; i++) {
+		double r;
+
+		if (!term_rate(m, c, &d->num[i], &r)) {
+			ok = false;
+			continue;
+		}
+		if (!i || r < lo)
+			lo = r;
+		if (!i || r > hi)
+			hi = r;
+	}
+	if (ok && hi > 0.0)
+		set_value(m, (hi - lo) / hi);
+}
+
+static void tt_contention(struct tp_metric *m, const struct tp_ttdef *d, const struct tp_counts *c)
+{
+	double sum = 0.0;
+	int n = 0;
+	bool ok = true;
+
+	for (int i = 0; i < TP_MAX_TERMS && d->num[i].k != 0.0; i++) {
+		double req, grant;
+
+		if (!term_rate(m, c, &d->num[i], &req) | !term_rate(m, c, &d->den[i], &grant)) {
+			ok = false;
+			continue;
+		}
+		/* idle ports, and grants above requests (Blackhole), do not count */
+		if (req > 0.0 && grant <= req) {
+			sum += (req - grant) / req;
+			n++;
+		}
+	}
+	if (ok && n)
+		set_value(m, sum / n);
+}
+
+static void tt_compute(struct tp_metrics *out, const struct tp_counts *c)
+{
+	for (size_t i = 0; i < sizeof(tt_defs) / sizeof(tt_defs[0]); i++) {
+		const struct tp_ttdef *d = &tt_defs[i];
+		struct tp_metric *m = &out->m[TP_M_dest_read_grant_rate + i];
+
+		switch (d->kind) {
+		case TP_LINEAR:
+			tt_linear(m, d, c);
+			break;
+		case TP_IMBALANCE:
+			tt_imbalance(m, d, c);
+			break;
+		case TP_CONTENTION:
+			tt_contention(m, d, c);
+			break;
+		}
+	}
 }
 
 /* ---- the metrics ---- */
@@ -453,6 +916,8 @@ void tp_metrics_compute(const struct tp_counts *c, const struct tp_platform *p,
 		set_value(&m[TP_M_NOC_TXN], m[TP_M_NOC_RING0_TXN].value + m[TP_M_NOC_RING1_TXN].value);
 	scale(&m[TP_M_NOC_BPC], &m[TP_M_NOC_TXN], "noc_txn_per_cycle",
 	      "NOC_WORD_BYTES", p, p ? p->noc_word_bytes : 0);
+
+	tt_compute(out, c);
 
 	/* Bound scores */
 	same(&m[TP_M_SCORE_MATH], &m[TP_M_MATH_UTIL], "math_utilization");

@@ -18,30 +18,47 @@
 #include <socpmu/tensix_regs.h>
 
 /*
- * The tool's counter table: the Wormhole B0 counters of the RTL map and the
- * seed's aliases (the names the metrics use), in TENSIX_EVENTS order. The
- * PMU's events/ aliases give each name's select on the device's own arch;
- * a name the device does not wire is simply not counted.
- * TP_ON_WH(X, arch) is X for entries that exist on Wormhole, else TP_SKIP.
+ * The tool's counter table: the counters of the RTL map and the seed's
+ * aliases (the names the metrics use), in TENSIX_EVENTS order: every
+ * Wormhole B0 counter, and the Blackhole counters whose names Wormhole does
+ * not have (L1 ports; the other Blackhole counters share their Wormhole
+ * names at other selects). The PMU's events/ aliases give each name's select
+ * on the device's own arch; a name the device does not wire is not counted.
+ * TP_IN_TABLE(X, bank, arch) is X for the entries kept, else TP_SKIP.
  */
-#define TP_WH_0x1(x) x
-#define TP_WH_0x2(x) TP_SKIP
-#define TP_WH_0x3(x) x
-#define TP_ON_WH_(x, arch) TP_WH_##arch(x)
-#define TP_ON_WH(x, arch) TP_ON_WH_(x, arch)
+#define TP_T_0x1_INSTRN_THREAD(x) x
+#define TP_T_0x1_FPU(x) x
+#define TP_T_0x1_TDMA_UNPACK(x) x
+#define TP_T_0x1_L1(x) x
+#define TP_T_0x1_TDMA_PACK(x) x
+#define TP_T_0x3_INSTRN_THREAD(x) x
+#define TP_T_0x3_FPU(x) x
+#define TP_T_0x3_TDMA_UNPACK(x) x
+#define TP_T_0x3_L1(x) x
+#define TP_T_0x3_TDMA_PACK(x) x
+#define TP_T_0x2_INSTRN_THREAD(x) TP_SKIP
+#define TP_T_0x2_FPU(x) TP_SKIP
+#define TP_T_0x2_TDMA_UNPACK(x) TP_SKIP
+#define TP_T_0x2_L1(x) x
+#define TP_T_0x2_TDMA_PACK(x) TP_SKIP
+#define TP_IN_TABLE_(x, bank, arch) TP_T_##arch##_##bank(x)
+#define TP_IN_TABLE(x, bank, arch) TP_IN_TABLE_(x, bank, arch)
 #define TP_SKIP(...)
 #define TP_TABLE(X) TENSIX_EVENTS(X) TENSIX_SEED_ALIASES(X)
 
 /* One index per counter of the table: TP_EV_fpu_instruction, ... */
 #define TP_EV_ENUM1(name, bank, id, mux) TP_EV_##name,
-#define TP_EV_ENUM(name, bank, id, mux, arch) TP_ON_WH(TP_EV_ENUM1, arch)(name, bank, id, mux)
+#define TP_EV_ENUM(name, bank, id, mux, arch) TP_IN_TABLE(TP_EV_ENUM1, bank, arch)(name, bank, id, mux)
 enum tp_ev {
 	TP_TABLE(TP_EV_ENUM)
 	TP_NR_EV
 };
 #undef TP_EV_ENUM
 
-_Static_assert(TP_NR_EV == TENSIX_NR_EVENTS_WORMHOLE + 21, "the table: 130 counters and 21 aliases");
+/* Blackhole's own L1 names: port 1 of group 0, port 8 of group 1, groups 2-4 */
+#define TP_NR_BH_ONLY	(2 + 3 * 2 * TENSIX_L1_IDS_PER_MUX)
+_Static_assert(TP_NR_EV == TENSIX_NR_EVENTS_WORMHOLE + TP_NR_BH_ONLY + 21,
+	       "the table: 130 Wormhole counters, 50 Blackhole L1 names, 21 aliases");
 
 #define TP_NR_THREADS	3	/* Tensix threads T0 (unpack), T1 (math), T2 (pack) */
 #define TP_MAX_MUX	8	/* L1 mux values: 2 on wormhole, 8 on blackhole */
@@ -104,6 +121,84 @@ struct tp_platform {
 /* By PMU identifier or --arch value (case-insensitive; "wormhole_b0" too), or NULL */
 const struct tp_platform *tp_platform_find(const char *id);
 
+/*
+ * The tt-metal metric set (tech_reports/PerfCounters/perf-counters.md), as
+ * far as the counters feed it; definitions in metrics.c and tensix-perf.rst.
+ */
+#define TP_TT_METRICS(M) \
+	M(dest_read_grant_rate) \
+	M(math_available_rate) \
+	M(unpack_to_math_data_flow) \
+	M(thread0_stall_rate) \
+	M(thread1_stall_rate) \
+	M(thread2_stall_rate) \
+	M(thread0_issue_rate) \
+	M(thread1_issue_rate) \
+	M(thread2_issue_rate) \
+	M(srca_valid_wait) \
+	M(srcb_valid_wait) \
+	M(srca_clear_wait) \
+	M(srcb_clear_wait) \
+	M(unpack_idle_wait_t0) \
+	M(math_idle_wait_t1) \
+	M(pack_idle_wait_t2) \
+	M(sem_zero_wait_t0) \
+	M(sem_zero_wait_t1) \
+	M(sem_zero_wait_t2) \
+	M(sem_full_wait_t0) \
+	M(sem_full_wait_t1) \
+	M(sem_full_wait_t2) \
+	M(mmio_idle_wait_t0) \
+	M(sfpu_idle_wait_t1) \
+	M(thcon_idle_wait_t0) \
+	M(move_idle_wait_t0) \
+	M(data_hazard_stall_rate) \
+	M(srca_write_overwrite_blocked) \
+	M(srcb_write_port_blocked) \
+	M(dest_read_backpressure) \
+	M(math_dest_wr_port_stall) \
+	M(math_scoreboard_stall) \
+	M(srca_write_actual_efficiency) \
+	M(srcb_write_actual_efficiency) \
+	M(unpacker1_port_write_efficiency) \
+	M(compute_to_unpack_ratio) \
+	M(cfg_instrn_avail_rate) \
+	M(sync_instrn_avail_rate) \
+	M(thcon_instrn_avail_rate) \
+	M(move_instrn_avail_rate) \
+	M(math_instrn_avail_rate) \
+	M(unpack_instrn_avail_rate) \
+	M(pack_instrn_avail_rate) \
+	M(stall_overlap_t0) \
+	M(stall_overlap_t1) \
+	M(stall_overlap_t2) \
+	M(packer_engine0_util) \
+	M(packer_engine1_util) \
+	M(packer_engine2_util) \
+	M(packer_load_imbalance) \
+	M(l1_unpacker_port_util) \
+	M(l1_packer_port_util) \
+	M(l1_packer_port8_util) \
+	M(l1_tdma_bundle_util) \
+	M(noc_ring0_outgoing_util) \
+	M(noc_ring0_incoming_util) \
+	M(noc_ring1_outgoing_util) \
+	M(noc_ring1_incoming_util) \
+	M(noc_ring0_outgoing_backpressure) \
+	M(noc_ring0_incoming_backpressure) \
+	M(noc_ring1_outgoing_backpressure) \
+	M(noc_ring1_incoming_backpressure) \
+	M(l1_unpacker_backpressure) \
+	M(l1_packer_port_backpressure) \
+	M(l1_total_bw_util) \
+	M(l1_read_ratio) \
+	M(noc_ring0_asymmetry) \
+	M(l1_contention_index) \
+	M(tdma_vs_noc_share) \
+	M(unpacker_l1_efficiency) \
+	M(packer_l1_efficiency) \
+	M(noc_vs_compute)
+
 enum tp_metric_id {
 	/* newest seed: base metrics */
 	TP_M_UNPACK0_WRITE_EFF,
@@ -135,6 +230,10 @@ enum tp_metric_id {
 	TP_M_NOC_RING1_TXN,
 	TP_M_NOC_TXN,
 	TP_M_NOC_BPC,
+	/* tt-metal */
+#define TP_M_ENUM(n) TP_M_##n,
+	TP_TT_METRICS(TP_M_ENUM)
+#undef TP_M_ENUM
 	/* older seed: bound scores */
 	TP_M_SCORE_MATH,
 	TP_M_SCORE_UNPACK,
@@ -148,11 +247,13 @@ struct tp_metric_desc {
 	const char *section;	/* heading in the human-readable report */
 	const char *label;	/* row label */
 	const char *formula;	/* human-readable definition */
+	bool fraction;		/* a share of a whole: within [0, 1] by definition */
 };
 
-extern const struct tp_metric_desc tp_metric_descs[TP_NR_METRICS];
+/* Name, section, label, formula of metric @id (enum tp_metric_id) */
+const struct tp_metric_desc *tp_metric_desc(int id);
 
-#define TP_MAX_INPUTS	4
+#define TP_MAX_INPUTS	12
 
 #define TP_NAME_LEN	48
 

@@ -110,16 +110,16 @@ static void expect_val(const struct tp_metrics *m, enum tp_metric_id id, double 
 	const struct tp_metric *x = &m->m[id];
 
 	CHECK(x->valid && near(x->value, v), "%s = %s%.12g, want %.12g",
-	      tp_metric_descs[id].name, x->valid ? "" : "n/a ", x->value, v);
+	      tp_metric_desc(id)->name, x->valid ? "" : "n/a ", x->value, v);
 }
 
 static void expect_na(const struct tp_metrics *m, enum tp_metric_id id)
 {
 	char buf[64];
 
-	CHECK(!m->m[id].valid, "%s = %.12g, want n/a", tp_metric_descs[id].name, m->m[id].value);
+	CHECK(!m->m[id].valid, "%s = %.12g, want n/a", tp_metric_desc(id)->name, m->m[id].value);
 	tp_fmt_metric(buf, sizeof(buf), &m->m[id]);
-	CHECK(!strcmp(buf, "n/a"), "%s formats as '%s'", tp_metric_descs[id].name, buf);
+	CHECK(!strcmp(buf, "n/a"), "%s formats as '%s'", tp_metric_desc(id)->name, buf);
 }
 
 /* Every metric is n/a or finite; its text is never inf/nan */
@@ -130,13 +130,13 @@ static void expect_sane(const struct tp_metrics *m)
 	for (int i = 0; i < TP_NR_METRICS; i++) {
 		tp_fmt_metric(buf, sizeof(buf), &m->m[i]);
 		CHECK(!m->m[i].valid || isfinite(m->m[i].value), "%s not finite",
-		      tp_metric_descs[i].name);
+		      tp_metric_desc(i)->name);
 		CHECK(!strstr(buf, "inf") && !strstr(buf, "nan"), "%s formats as '%s'",
-		      tp_metric_descs[i].name, buf);
+		      tp_metric_desc(i)->name, buf);
 		for (int j = 0; j < m->m[i].nr_inputs; j++) {
 			tp_fmt_val(buf, sizeof(buf), m->m[i].in[j].val);
 			CHECK(!strstr(buf, "inf") && !strstr(buf, "nan"), "%s input %s = '%s'",
-			      tp_metric_descs[i].name, m->m[i].in[j].name, buf);
+			      tp_metric_desc(i)->name, m->m[i].in[j].name, buf);
 		}
 	}
 }
@@ -293,8 +293,8 @@ TEST(event_table)
 {
 	int per_bank[TENSIX_NR_BANKS] = { 0 }, threads = 0;
 
-	/* Wormhole's 130 RTL counters and the 21 seed aliases */
-	CHECK(TP_NR_EV == 151, "%d counters", TP_NR_EV);
+	/* Wormhole's 130 RTL counters, Blackhole's 50 own L1 names, 21 seed aliases */
+	CHECK(TP_NR_EV == 201, "%d counters", TP_NR_EV);
 	for (int i = 0; i < TP_NR_EV; i++) {
 		per_bank[tp_events[i].bank]++;
 		threads += tp_event_thread(i) >= 0;
@@ -303,7 +303,7 @@ TEST(event_table)
 	CHECK(per_bank[TENSIX_BANK_INSTRN_THREAD] == 59, "%d", per_bank[0]);
 	CHECK(per_bank[TENSIX_BANK_FPU] == 3 + 3, "%d", per_bank[1]);
 	CHECK(per_bank[TENSIX_BANK_TDMA_UNPACK] == 22 + 2, "%d", per_bank[2]);
-	CHECK(per_bank[TENSIX_BANK_L1] == 32 + 16, "%d", per_bank[3]);
+	CHECK(per_bank[TENSIX_BANK_L1] == 32 + 50 + 16, "%d", per_bank[3]);
 	CHECK(per_bank[TENSIX_BANK_TDMA_PACK] == 14, "%d", per_bank[4]);
 	/* 18 per-thread triples: 8 availability/stall + 9 wait + instructions */
 	CHECK(threads == 54, "%d per-thread counters", threads);
@@ -316,6 +316,8 @@ TEST(event_table)
 	CHECK(tp_event_thread(TP_EV_l1_arb_tdma_bundle_1) == -1, "L1 _1 is not a thread");
 	CHECK(tp_events[TP_EV_fpu_or_sfpu_instrn].id == 257, "grant id");
 	CHECK(tp_events[TP_EV_tdma_packer_2_wr].mux == 1, "mux");
+	CHECK(tp_events[TP_EV_l1_4_misc_port_7_grant].mux == 4, "Blackhole mux group 4");
+	CHECK(tp_events[TP_EV_l1_1_risc_core].id == 0, "Blackhole port 8");
 	CHECK(tp_event_find("no_such_counter") == -1, "unknown");
 	CHECK(!strcmp(tp_bank_name(TENSIX_BANK_TDMA_UNPACK), "TDMA_UNPACK"), "bank name");
 	CHECK(!strcmp(tp_bank_name(99), "?"), "bad bank");
@@ -655,13 +657,84 @@ TEST(value_formatting)
 TEST(metric_names_unique)
 {
 	for (int i = 0; i < TP_NR_METRICS; i++) {
-		CHECK(tp_metric_descs[i].name && tp_metric_descs[i].section &&
-		      tp_metric_descs[i].label && tp_metric_descs[i].formula, "desc %d", i);
+		CHECK(tp_metric_desc(i)->name && tp_metric_desc(i)->section &&
+		      tp_metric_desc(i)->label && tp_metric_desc(i)->formula, "desc %d", i);
 		for (int j = 0; j < i; j++)
-			CHECK(strcmp(tp_metric_descs[i].name, tp_metric_descs[j].name), "dup %s",
-			      tp_metric_descs[i].name);
-		CHECK(strcmp(tp_metric_descs[i].name, "bound_classification"), "reserved");
+			CHECK(strcmp(tp_metric_desc(i)->name, tp_metric_desc(j)->name), "dup %s",
+			      tp_metric_desc(i)->name);
+		CHECK(strcmp(tp_metric_desc(i)->name, "bound_classification"), "reserved");
 	}
+}
+
+/* The tt-metal metrics: literal counts, every kind of definition */
+TEST(tt_metal_metrics)
+{
+	struct tp_counts c;
+	struct tp_metrics m;
+
+	zero_counts(&c, 1000);
+	c.cycles[TENSIX_BANK_TDMA_PACK].v = 2000;	/* another window */
+	set(&c, TP_EV_thread_stalls_1, 250);
+	set(&c, TP_EV_math_instrn_available, 800);
+	set(&c, TP_EV_data_hazard_stalls_movd2a, 600);
+	set(&c, TP_EV_available_math, 1000);		/* 0.5 per cycle of its bank */
+	set(&c, TP_EV_math_not_stalled_dest_wr_port, 0);
+	set(&c, TP_EV_packer_busy_0, 400);
+	set(&c, TP_EV_packer_busy_1, 1000);
+	set(&c, TP_EV_packer_busy_2, 800);
+	set(&c, TP_EV_l1_0_unpacker_0, 500);
+	set(&c, TP_EV_l1_0_unpacker_0_grant, 400);
+	set(&c, TP_EV_l1_0_noc_ring0_outgoing_0, 100);
+	set(&c, TP_EV_l1_0_noc_ring0_outgoing_0_grant, 50);
+	set(&c, TP_EV_l1_0_noc_ring0_incoming_1, 200);
+	set(&c, TP_EV_l1_0_noc_ring0_incoming_1_grant, 300);	/* above req: skipped */
+	c.ev[TP_EV_l1_0_unpacker_1_ecc_pack1].valid = false;	/* Blackhole: port 1 */
+	set(&c, TP_EV_l1_0_unified_packer, 250);
+	set(&c, TP_EV_fpu_counter, 700);
+	tp_metrics_compute(&c, NULL, &m);
+	expect_sane(&m);
+
+	expect_val(&m, TP_M_thread1_stall_rate, 0.25);
+	/* (800 - 600) / 800 */
+	expect_val(&m, TP_M_data_hazard_stall_rate, 0.25);
+	/* across banks, as rates: (0.8 - 0.5) / 0.8 */
+	expect_val(&m, TP_M_math_scoreboard_stall, 0.375);
+	/* the subtracted signal reads 0: not a 100 % stall but n/a */
+	expect_na(&m, TP_M_math_dest_wr_port_stall);
+	expect_val(&m, TP_M_packer_load_imbalance, 0.6);
+	/* Blackhole's name stands in for Wormhole's port 1 */
+	expect_val(&m, TP_M_l1_packer_port_util, 0.25);
+	/* unpacker 0.2 and ring 0 outgoing 0 0.5; incoming 1 has grant > req */
+	expect_val(&m, TP_M_l1_contention_index, 0.35);
+	expect_val(&m, TP_M_noc_ring0_asymmetry, 100.0 / 300.0);
+	expect_val(&m, TP_M_noc_vs_compute, 300.0 / 1000.0);
+	/* grant above request: n/a, not a negative backpressure */
+	expect_na(&m, TP_M_noc_ring0_incoming_backpressure);
+	expect_val(&m, TP_M_noc_ring0_outgoing_backpressure, 50.0 / 100.0);
+	/* nothing stalled: the overlap is n/a, not 0 */
+	expect_na(&m, TP_M_stall_overlap_t0);
+
+	/* a missing input is n/a, never 0 % or 100 % */
+	c.ev[TP_EV_math_instrn_available].valid = false;
+	tp_metrics_compute(&c, NULL, &m);
+	expect_na(&m, TP_M_data_hazard_stall_rate);
+	expect_na(&m, TP_M_math_scoreboard_stall);
+	c.cycles[TENSIX_BANK_INSTRN_THREAD].valid = false;
+	tp_metrics_compute(&c, NULL, &m);
+	expect_na(&m, TP_M_thread1_stall_rate);
+}
+
+/* Every fraction metric stays in [0, 1] for counts that respect the signals' nesting */
+TEST(tt_metal_fraction_flags)
+{
+	int nfrac = 0;
+
+	for (int i = 0; i < TP_NR_METRICS; i++)
+		nfrac += tp_metric_desc(i)->fraction;
+	CHECK(nfrac >= 60, "%d fraction metrics", nfrac);
+	CHECK(tp_metric_desc(TP_M_FPU_UTIL)->fraction, "fpu_utilization");
+	CHECK(!tp_metric_desc(TP_M_stall_overlap_t0)->fraction, "overlap is a ratio");
+	CHECK(!tp_metric_desc(TP_M_MATH_TO_PACK)->fraction, "may exceed 1");
 }
 
 /* ---- sysfs encoding ---- */
@@ -888,7 +961,8 @@ int main(void)
 		T(combined_uses_defined_unpacker), T(missing_input_is_na),
 		T(noc_needs_both_rings), T(scaled_marks_metric), T(no_platform),
 		T(overflow_is_na), T(ties_and_negative_scores), T(value_formatting),
-		T(metric_names_unique), T(format_parse), T(encode_aliases), T(term_get),
+		T(metric_names_unique), T(tt_metal_metrics), T(tt_metal_fraction_flags),
+		T(format_parse), T(encode_aliases), T(term_get),
 		T(sysfs_discovery),
 #undef T
 	};

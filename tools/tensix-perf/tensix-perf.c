@@ -19,6 +19,7 @@
  * kernel multiplexes them and their counts are scaled by
  * time_enabled / time_running (marked '*').
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -77,10 +78,12 @@ struct opts {
 	const char *sep;
 	const char *csv_counters;
 	const char *csv_metrics;
+	char *events;			/* -e: comma-separated names, NULL: every event */
 	long core;			/* -1: sum over every core */
 	long interval_ms;		/* 0: no interval printing */
 	long l1mux;			/* -1: every mux value, multiplexed */
 	bool all;
+	bool list_metrics;		/* list --metrics */
 	int argc;
 	char **argv;
 };
@@ -92,6 +95,7 @@ struct ctx {
 	struct ev *ev;
 	size_t nr_ev;
 	unsigned int mux_groups;	/* L1 groups, > 1 means multiplexed */
+	bool compact_header;		/* -I: the column header is out */
 	FILE *out;
 	struct timespec t0;
 };
@@ -113,6 +117,7 @@ static const char usage_text[] =
 "Usage: tensix-perf stat [options] [--] CMD [ARGS...]\n"
 "       tensix-perf stat -a [options] [CMD [ARGS...]]\n"
 "       tensix-perf list [--pmu NAME]\n"
+"       tensix-perf list --metrics\n"
 "\n"
 "Count every Tensix performance counter of a tensix_<n> PMU while CMD runs\n"
 "(or, with -a and no CMD, until SIGINT/SIGTERM), then print the counters\n"
@@ -129,7 +134,14 @@ static const char usage_text[] =
 "                          multiplexing); default: every mux value, multiplexed\n"
 "      --arch ARCH         bandwidth table: wormhole (Wormhole B0), blackhole,\n"
 "                          quasar; default: the PMU's identifier file\n"
-"  -I, --interval-print MS print the counts of every MS milliseconds (>= 10)\n"
+"  -e, --event LIST        count only these events (comma-separated names of\n"
+"                          the PMU's events/, also as tensix_0/name/; may be\n"
+"                          repeated); the banks' cycles are added. Metrics\n"
+"                          whose counters are left out are n/a\n"
+"  -I, --interval-print MS every MS milliseconds (>= 10) print one line per\n"
+"                          metric (time, name, value) for the metrics whose\n"
+"                          counters are counted; with -x, the counters and\n"
+"                          metrics of each interval as records\n"
 "  -x, --field-separator SEP\n"
 "                          machine-readable output, fields separated by SEP\n"
 "  -o, --output FILE       write the report to FILE (default: stderr)\n"
@@ -149,36 +161,14 @@ static const char usage_text[] =
 "'<not counted>' (n/a in CSV). A metric whose denominator is 0 or whose input\n"
 "was not counted is 'n/a'.\n"
 "\n"
-"Metrics (counts and cycles are summed over the selected cores):\n"
-"  unpack0_write_efficiency   SRCA_WRITE / UNPACK0_BUSY_THREAD0\n"
-"  unpack1_write_efficiency   SRCB_WRITE / UNPACK1_BUSY_THREAD0\n"
-"  unpack_write_efficiency    mean of the unpacker ratios that are defined\n"
-"  packer_efficiency          PACKER_DEST_READ_AVAILABLE / PACKER_BUSY\n"
-"  fpu_efficiency             FPU_INSTRUCTION / FPU_INSTRN_AVAILABLE_1\n"
-"  math_pipeline_utilization  MATH_INSTRN_STARTED / MATH_INSTRN_AVAILABLE (exp.)\n"
-"  math_to_pack_efficiency    AVAILABLE_MATH / PACKER_BUSY (experimental)\n"
-"  unpack0_to_math_flow       SRCA_WRITE_AVAILABLE / UNPACK0_BUSY_THREAD0 (exp.)\n"
-"  unpack1_to_math_flow       SRCB_WRITE_AVAILABLE / UNPACK1_BUSY_THREAD0 (exp.)\n"
-"  unpack_to_math_flow        mean of the unpacker flows that are defined\n"
-"  fpu_utilization            FPU_INSTRUCTION / FPU bank cycles\n"
-"  sfpu_utilization           SFPU_INSTRUCTION / FPU bank cycles\n"
-"  math_utilization           FPU_OR_SFPU_INSTRN / FPU bank cycles\n"
-"  unpack0/1_utilization      SRCA_WRITE / UNPACK0_BUSY_THREAD0,\n"
-"                             SRCB_WRITE / UNPACK1_BUSY_THREAD0\n"
-"  unpack_utilization         mean of the unpacker utilisations that are defined\n"
-"  pack_utilization           PACKER_BUSY / TDMA_PACK bank cycles\n"
-"  thread_stall_rate          (THREAD_STALLS_0+_1+_2) / (3 * INSTRN_THREAD cycles)\n"
-"  instruction_issue_rate     (THREAD_INSTRUCTIONS_0+_1+_2) /\n"
-"                             (3 * INSTRN_THREAD cycles)  (issue efficiency)\n"
-"  unpack_est_bytes_per_cycle unpack_utilization * unpacker peak B/cyc\n"
-"  pack_est_bytes_per_cycle   pack_utilization * packer peak B/cyc\n"
-"  noc_ring0_txn_per_cycle    (NOC_RING0_INCOMING_1+_0 + NOC_RING0_OUTGOING_1+_0)\n"
-"                             / L1 cycles counted with mux 0\n"
-"  noc_ring1_txn_per_cycle    the same for NOC_RING1_* / L1 cycles with mux 1\n"
-"  noc_txn_per_cycle          ring 0 + ring 1 (n/a unless both were counted)\n"
-"  noc_est_bytes_per_cycle    noc_txn_per_cycle * NoC word bytes\n"
-"  Bandwidth table (NoC word B, unpacker peak B/cyc, packer peak B/cyc):\n"
-"    Wormhole B0 32, 80, 80; Blackhole 256, 120, 120; Quasar 32, 80, 80\n"
+"Metrics (counts and cycles are summed over the selected cores): the seed's\n"
+"and the tt-metal set (tech_reports/PerfCounters/perf-counters.md), listed\n"
+"with their formulas by 'tensix-perf list --metrics' and in tensix-perf.rst.\n"
+"A fraction (a share of a whole, e.g. fpu_utilization, thread0_stall_rate)\n"
+"is within [0, 1]; a ratio (e.g. stall_overlap_t0) may exceed 1. Counters of\n"
+"different banks are compared as rates per cycle of their own bank.\n"
+"Bandwidth table (NoC word B, unpacker peak B/cyc, packer peak B/cyc):\n"
+"  Wormhole B0 32, 80, 80; Blackhole 256, 120, 120; Quasar 32, 80, 80\n"
 "\n"
 "Bound classification (heuristic): scores\n"
 "  math-bound   = math_utilization\n"
@@ -287,6 +277,87 @@ static int encode(struct ctx *c, struct ev *e)
 	return 0;
 }
 
+/*
+ * Normalise an event name of -e: "tensix_0/fpu_counter/" or "FPU_COUNTER"
+ * to "fpu_counter". Returns false when @len is too small.
+ */
+static bool norm_event_name(const char *in, size_t inlen, char *out, size_t len)
+{
+	const char *slash = memchr(in, '/', inlen);
+	size_t i;
+
+	if (slash) {
+		inlen -= (size_t)(slash + 1 - in);
+		in = slash + 1;
+		if (inlen && in[inlen - 1] == '/')
+			inlen--;
+	}
+	if (inlen + 1 > len)
+		return false;
+	for (i = 0; i < inlen; i++)
+		out[i] = (char)tolower((unsigned char)in[i]);
+	out[i] = '\0';
+	return true;
+}
+
+/* Terms (alias text) of the PMU's event @name, or NULL */
+static const char *alias_terms(const struct ctx *c, const char *name)
+{
+	for (size_t i = 0; i < c->pmu.nr_aliases; i++)
+		if (!strcmp(c->pmu.aliases[i].name, name))
+			return c->pmu.aliases[i].terms;
+	return NULL;
+}
+
+/*
+ * Was the event @name (alias text @terms) chosen with -e? Without -e every
+ * event is. An event is chosen by its name or by any other name of the same
+ * counter (the seed's aliases and the RTL names), so that every metric
+ * reading that counter under either name gets it.
+ */
+static bool chosen(const struct ctx *c, const char *name, const char *terms)
+{
+	const char *p = c->o.events;
+
+	if (!p)
+		return true;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		char norm[TP_PMU_NAME_LEN];
+
+		if (norm_event_name(p, n, norm, sizeof(norm))) {
+			const char *t = alias_terms(c, norm);
+
+			if (!strcmp(norm, name) || (t && !strcmp(t, terms)))
+				return true;
+		}
+		p += n + (p[n] == ',');
+	}
+	return false;
+}
+
+/* Every name given with -e must be one of the PMU's events */
+static int check_chosen(const struct ctx *c)
+{
+	const char *p = c->o.events;
+
+	while (p && *p) {
+		size_t n = strcspn(p, ",");
+		char norm[TP_PMU_NAME_LEN];
+		bool found = false;
+
+		if (norm_event_name(p, n, norm, sizeof(norm)))
+			found = alias_terms(c, norm) != NULL;
+		if (!found || !n) {
+			err("-e: '%.*s' is not an event of %s (tensix-perf list shows them)",
+			    (int)n, p, c->pmu.name);
+			return -1;
+		}
+		p += n + (p[n] == ',');
+	}
+	return 0;
+}
+
 static int build_events(struct ctx *c)
 {
 	const struct tp_alias *l1_cycles = NULL;
@@ -301,14 +372,25 @@ static int build_events(struct ctx *c)
 	 */
 	int first = -1;
 
+	if (check_chosen(c))
+		return -1;
 	for (unsigned int bank = 0; bank <= BANK_OTHER; bank++) {
+		bool bank_used = false;
+
 		if (bank == TENSIX_BANK_L1)
 			continue;
+		for (size_t i = 0; i < c->pmu.nr_aliases; i++) {
+			ev_from_alias(&tmp, &c->pmu.aliases[i]);
+			bank_used |= tmp.bank == bank && !tmp.cycles &&
+				     chosen(c, tmp.name, tmp.terms);
+		}
 		for (size_t i = 0; i < c->pmu.nr_aliases; i++) {
 			struct ev *e;
 
 			ev_from_alias(&tmp, &c->pmu.aliases[i]);
-			if (tmp.bank != bank)
+			/* a bank's cycles come with any chosen event of the bank */
+			if (tmp.bank != bank ||
+			    !(tmp.cycles ? bank_used : chosen(c, tmp.name, tmp.terms)))
 				continue;
 			e = add_ev(c);
 			if (!e)
@@ -331,10 +413,10 @@ static int build_events(struct ctx *c)
 			l1_cycles = &c->pmu.aliases[i];
 			continue;
 		}
-		if (c->o.l1mux < 0 || tmp.mux == c->o.l1mux)
+		if ((c->o.l1mux < 0 || tmp.mux == c->o.l1mux) && chosen(c, tmp.name, tmp.terms))
 			mux_used[tmp.mux] = true;
 	}
-	if (c->o.l1mux >= 0 && !mux_used[c->o.l1mux]) {
+	if (c->o.l1mux >= 0 && !mux_used[c->o.l1mux] && !c->o.events) {
 		err("%s has no L1 events with l1mux=%ld", c->pmu.name, c->o.l1mux);
 		return -1;
 	}
@@ -364,7 +446,8 @@ static int build_events(struct ctx *c)
 		}
 		for (size_t i = 0; i < c->pmu.nr_aliases; i++) {
 			ev_from_alias(&tmp, &c->pmu.aliases[i]);
-			if (tmp.bank != TENSIX_BANK_L1 || tmp.cycles || tmp.mux != m)
+			if (tmp.bank != TENSIX_BANK_L1 || tmp.cycles || tmp.mux != m ||
+			    !chosen(c, tmp.name, tmp.terms))
 				continue;
 			e = add_ev(c);
 			if (!e)
@@ -741,7 +824,7 @@ static void print_metrics(struct ctx *c, const struct tp_metrics *m)
 	fprintf(f, "\n Derived metrics (bandwidth table: %s)\n",
 		c->plat ? c->plat->name : "unknown arch, use --arch");
 	for (int i = 0; i < TP_NR_METRICS; i++) {
-		const struct tp_metric_desc *d = &tp_metric_descs[i];
+		const struct tp_metric_desc *d = tp_metric_desc(i);
 
 		if (!section || strcmp(section, d->section)) {
 			section = d->section;
@@ -818,16 +901,60 @@ static void print_sep(struct ctx *c, const struct tp_metrics *m, const char *pre
 
 	for_each_counter(c, sep_counter, (void *)prefix);
 	for (int i = 0; i < TP_NR_METRICS; i++)
-		fprintf(c->out, "%smetric%s%s%s%s%s%s\n", prefix, s, tp_metric_descs[i].name, s,
+		fprintf(c->out, "%smetric%s%s%s%s%s%s\n", prefix, s, tp_metric_desc(i)->name, s,
 			tp_fmt_metric(val, sizeof(val), &m->m[i]), s,
 			fmt_inputs(in, sizeof(in), &m->m[i], isep));
 	fprintf(c->out, "%smetric%sbound_classification%s%s%s", prefix, s, s,
 		tp_bound_name(m->bound), s);
 	for (enum tp_bound b = TP_BOUND_MATH; b < TP_NR_BOUNDS; b++)
 		fprintf(c->out, "%s%s=%s", b ? isepstr : "",
-			tp_metric_descs[tp_bound_score(b)].name,
+			tp_metric_desc(tp_bound_score(b))->name,
 			tp_fmt_metric(val, sizeof(val), &m->m[tp_bound_score(b)]));
 	fputc('\n', c->out);
+}
+
+/*
+ * Were all the counters metric @id reads opened (not left out by -e or the
+ * arch)? An input that is another metric counts as its own inputs.
+ */
+static bool metric_counted(const struct ctx *c, const struct tp_metrics *ms, int id, int depth)
+{
+	const struct tp_metric *m = &ms->m[id];
+
+	for (int i = 0; i < m->nr_inputs; i++) {
+		char low[TP_NAME_LEN];
+		int ev;
+
+		norm_event_name(m->in[i].name, strlen(m->in[i].name), low, sizeof(low));
+		ev = tp_event_find(low);
+		if (ev >= 0 && !find_ev(c, ev))
+			return false;
+		for (int j = 0; ev < 0 && depth < 4 && j < TP_NR_METRICS; j++)
+			if (!strcmp(tp_metric_desc(j)->name, m->in[i].name) &&
+			    !metric_counted(c, ms, j, depth + 1))
+				return false;
+	}
+	return true;
+}
+
+/* -I without -x: one line per metric and interval, for the metrics counted */
+static void print_compact(struct ctx *c, const struct tp_metrics *m, double t)
+{
+	char num[48];
+
+	if (!c->compact_header) {
+		fprintf(c->out, "#%13s  %-34s %14s\n", "time", "metric", "value");
+		c->compact_header = true;
+	}
+	for (int i = 0; i < TP_NR_METRICS; i++) {
+		if (!metric_counted(c, m, i, 0))
+			continue;
+		tp_fmt_metric(num, sizeof(num), &m->m[i]);
+		fprintf(c->out, "%14.3f  %-34s %13s%s\n", t, tp_metric_desc(i)->name, num,
+			m->m[i].valid && m->m[i].scaled ? "*" : " ");
+	}
+	fprintf(c->out, "%14.3f  %-34s %14s\n", t, "bound_classification",
+		tp_bound_name(m->bound));
 }
 
 /* Print the current window (values already computed by window_values()). */
@@ -843,9 +970,9 @@ static void report(struct ctx *c, double t, bool interval)
 		if (interval)
 			snprintf(prefix, sizeof(prefix), "%.3f%s", t, c->o.sep);
 		print_sep(c, &m, prefix);
+	} else if (interval) {
+		print_compact(c, &m, t);
 	} else {
-		if (interval)
-			fprintf(c->out, "\n#           time %.3f s\n", t);
 		print_table(c);
 		print_metrics(c, &m);
 		if (!interval)
@@ -903,12 +1030,12 @@ static int write_csv_files(struct ctx *c)
 		tp_metrics_compute(&cnt, c->plat, &m);
 		fprintf(f, "name,value,inputs\n");
 		for (int i = 0; i < TP_NR_METRICS; i++)
-			fprintf(f, "%s,%s,%s\n", tp_metric_descs[i].name,
+			fprintf(f, "%s,%s,%s\n", tp_metric_desc(i)->name,
 				tp_fmt_metric(val, sizeof(val), &m.m[i]),
 				fmt_inputs(in, sizeof(in), &m.m[i], ';'));
 		fprintf(f, "bound_classification,%s,", tp_bound_name(m.bound));
 		for (enum tp_bound b = TP_BOUND_MATH; b < TP_NR_BOUNDS; b++)
-			fprintf(f, "%s%s=%s", b ? ";" : "", tp_metric_descs[tp_bound_score(b)].name,
+			fprintf(f, "%s%s=%s", b ? ";" : "", tp_metric_desc(tp_bound_score(b))->name,
 				tp_fmt_metric(val, sizeof(val), &m.m[tp_bound_score(b)]));
 		fputc('\n', f);
 		if (fclose(f)) {
@@ -1095,6 +1222,14 @@ static int setup_pmu(struct ctx *c)
 
 static int cmd_list(struct ctx *c)
 {
+	if (c->o.list_metrics) {
+		/* name, kind (fraction: within [0, 1] by definition; ratio), formula */
+		for (int i = 0; i < TP_NR_METRICS; i++)
+			printf("%-34s %-8s %s\n", tp_metric_desc(i)->name,
+			       tp_metric_desc(i)->fraction ? "fraction" : "ratio",
+			       tp_metric_desc(i)->formula);
+		return 0;
+	}
 	if (setup_pmu(c) || build_events(c))
 		return EXIT_SETUP;
 	printf("%s: type %u, cpu %d, identifier %s, cores %d\n", c->pmu.name, c->pmu.type,
@@ -1116,6 +1251,7 @@ enum {
 	OPT_L1MUX,
 	OPT_CSV_COUNTERS,
 	OPT_CSV_METRICS,
+	OPT_METRICS,
 };
 
 static const struct option long_opts[] = {
@@ -1125,6 +1261,8 @@ static const struct option long_opts[] = {
 	{ "arch", required_argument, NULL, OPT_ARCH },
 	{ "l1mux", required_argument, NULL, OPT_L1MUX },
 	{ "interval-print", required_argument, NULL, 'I' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "metrics", no_argument, NULL, OPT_METRICS },
 	{ "field-separator", required_argument, NULL, 'x' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "csv-counters", required_argument, NULL, OPT_CSV_COUNTERS },
@@ -1132,6 +1270,26 @@ static const struct option long_opts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* -e LIST, possibly given several times: the lists are joined */
+static bool add_events(struct opts *o, const char *list)
+{
+	size_t old = o->events ? strlen(o->events) : 0;
+	char *p;
+
+	if (!*list) {
+		err("-e: empty event list");
+		return false;
+	}
+	p = realloc(o->events, old + strlen(list) + 2);
+	if (!p) {
+		err("out of memory");
+		return false;
+	}
+	o->events = p;
+	sprintf(p + old, "%s%s", old ? "," : "", list);
+	return true;
+}
 
 /* Returns 0, 1 for --help, or -1 on a usage error */
 static int parse_opts(struct opts *o, int argc, char **argv)
@@ -1142,7 +1300,7 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 	o->l1mux = -1;
 	optind = 1;
 	/* '+': stop at the command, so that its own options stay its own */
-	while ((opt = getopt_long(argc, argv, "+aI:x:o:h", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+ae:I:x:o:h", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'a':
 			o->all = true;
@@ -1176,6 +1334,13 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 				    MIN_INTERVAL_MS);
 				return -1;
 			}
+			break;
+		case 'e':
+			if (!add_events(o, optarg))
+				return -1;
+			break;
+		case OPT_METRICS:
+			o->list_metrics = true;
 			break;
 		case 'x':
 			if (!*optarg) {
@@ -1276,10 +1441,12 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		fprintf(stderr, "Try '" PROG " --help'.\n");
+		free(c.o.events);
 		return EXIT_SETUP;
 	}
 	ret = !strcmp(argv[1], "list") ? cmd_list(&c) : cmd_stat(&c);
 	close_events(&c);
+	free(c.o.events);
 	free(c.ev);
 	tp_pmu_free(&c.pmu);
 	return ret;
