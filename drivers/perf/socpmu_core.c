@@ -2,9 +2,13 @@
 /*
  * socpmu core: uncore PMU mechanics shared by the socpmu drivers.
  *
- * Counting only, system-wide: every event is bound to the one CPU that the
- * perf core designates for a PERF_PMU_SCOPE_SYS_WIDE PMU (exported as
- * "cpumask", migrated by the perf core on CPU hot-unplug). Hardware counters
+ * Counting only, system-wide: every event is bound to the PMU's one CPU
+ * (exported as "cpumask", moved to another online CPU with the events'
+ * contexts on hot-unplug, as arm-cmn does). event_init moves event->cpu
+ * there, so that all of a PMU's events share one perf context and the poll
+ * that takes that context's lock covers them all (a
+ * PERF_PMU_SCOPE_SYS_WIDE PMU in 6.12 leaves an event on the CPU it was
+ * opened on, one context per CPU under a single timer). Hardware counters
  * are narrower than 64 bits and have no overflow interrupt, so an hrtimer
  * on that CPU reads every scheduled event often enough that no wrap is
  * missed, in the style of thunderx2_pmu.c.
@@ -18,6 +22,8 @@
 
 #define pr_fmt(fmt) "socpmu: " fmt
 
+#include <linux/cpuhotplug.h>
+#include <linux/cpumask.h>
 #include <linux/kernel.h>
 #include <linux/idr.h>
 #include <linux/module.h>
@@ -34,6 +40,7 @@
 
 static LIST_HEAD(socpmu_zombies);
 static DEFINE_MUTEX(socpmu_zombies_lock);
+static enum cpuhp_state socpmu_cpuhp_state;
 
 /**
  * socpmu_alloc() - allocate a driver's PMU state
@@ -397,6 +404,8 @@ static int socpmu_event_init(struct perf_event *event)
 			 sp->name);
 		return -EINVAL;
 	}
+	/* Every event in the one context of the PMU's CPU (see the top) */
+	event->cpu = READ_ONCE(sp->cpu);
 
 	/* Pairs with the barrier in socpmu_unregister() */
 	atomic_inc(&sp->nr_events);
@@ -621,8 +630,18 @@ static ssize_t poll_interval_us_store(struct device *dev,
 }
 static DEVICE_ATTR_RW(poll_interval_us);
 
+static ssize_t cpumask_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	struct socpmu *sp = to_socpmu(dev_get_drvdata(dev));
+
+	return cpumap_print_to_pagebuf(true, buf, cpumask_of(READ_ONCE(sp->cpu)));
+}
+static DEVICE_ATTR_RO(cpumask);
+
 static struct attribute *socpmu_core_attrs[] = {
 	&dev_attr_poll_interval_us.attr,
+	&dev_attr_cpumask.attr,
 	NULL,
 };
 
@@ -698,7 +717,6 @@ int socpmu_register(struct socpmu *sp, struct device *dev,
 		.attr_groups	= groups,
 		.task_ctx_nr	= perf_invalid_context,
 		.capabilities	= PERF_PMU_CAP_NO_EXCLUDE,
-		.scope		= PERF_PMU_SCOPE_SYS_WIDE,
 		.event_init	= socpmu_event_init,
 		.add		= socpmu_add,
 		.del		= socpmu_del,
@@ -714,14 +732,51 @@ int socpmu_register(struct socpmu *sp, struct device *dev,
 		sp->pmu.pmu_enable = socpmu_pmu_enable;
 	}
 
+	/*
+	 * The CPU, and its hotplug instance, before perf can hand out events.
+	 * The instance sees every offline from its addition on; one that came
+	 * in between is caught by looking again with hotplug held off.
+	 */
+	sp->cpu = cpumask_first(cpu_online_mask);
+	ret = cpuhp_state_add_instance_nocalls(socpmu_cpuhp_state, &sp->cpuhp_node);
+	if (ret)
+		goto err_ida;
+	cpus_read_lock();
+	if (!cpu_online(sp->cpu))
+		sp->cpu = cpumask_first(cpu_online_mask);
+	cpus_read_unlock();
 	ret = perf_pmu_register(&sp->pmu, sp->name, -1);
-	if (ret) {
-		ida_free(ida, sp->id);
-		return ret;
-	}
+	if (ret)
+		goto err_cpuhp;
 	return 0;
+
+err_cpuhp:
+	cpuhp_state_remove_instance_nocalls(socpmu_cpuhp_state, &sp->cpuhp_node);
+err_ida:
+	ida_free(ida, sp->id);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(socpmu_register);
+
+/*
+ * The PMU's CPU goes offline: move its events to another online CPU, as the
+ * perf core does for scoped PMUs. Runs with the CPU still up and hotplug
+ * locked, so sp->cpu changes only here and at registration.
+ */
+static int socpmu_cpu_offline(unsigned int cpu, struct hlist_node *node)
+{
+	struct socpmu *sp = hlist_entry_safe(node, struct socpmu, cpuhp_node);
+	unsigned int target;
+
+	if (cpu != sp->cpu)
+		return 0;
+	target = cpumask_any_but(cpu_online_mask, cpu);
+	if (target >= nr_cpu_ids)
+		return 0;
+	perf_pmu_migrate_context(&sp->pmu, cpu, target);
+	WRITE_ONCE(sp->cpu, target);
+	return 0;
+}
 
 static void socpmu_free(struct socpmu *sp)
 {
@@ -737,6 +792,7 @@ static void socpmu_free(struct socpmu *sp)
 		hrtimer_cancel(&per_cpu_ptr(sp->pmu.cpu_pmu_context, cpu)->hrtimer);
 	/* Unpinned, but the work may still be on its way out */
 	cancel_delayed_work_sync(&sp->idle_work);
+	cpuhp_state_remove_instance_nocalls(socpmu_cpuhp_state, &sp->cpuhp_node);
 	perf_pmu_unregister(&sp->pmu);
 	ida_free(sp->ida, sp->id);
 	kfree(sp);
@@ -812,6 +868,25 @@ void socpmu_reap(struct ida *ida)
 	mutex_unlock(&socpmu_zombies_lock);
 }
 EXPORT_SYMBOL_GPL(socpmu_reap);
+
+static int __init socpmu_core_init(void)
+{
+	int ret;
+
+	ret = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "perf/socpmu:online",
+				      NULL, socpmu_cpu_offline);
+	if (ret < 0)
+		return ret;
+	socpmu_cpuhp_state = ret;
+	return 0;
+}
+module_init(socpmu_core_init);
+
+static void __exit socpmu_core_exit(void)
+{
+	cpuhp_remove_multi_state(socpmu_cpuhp_state);
+}
+module_exit(socpmu_core_exit);
 
 MODULE_DESCRIPTION("socpmu shared uncore PMU core");
 MODULE_LICENSE("GPL");

@@ -97,10 +97,6 @@ struct tensix_sim_wl_event {
 
 #define WLA(b, i, u, pm, a) { TENSIX_BANK_##b, WL_##u, i, pm, a }
 #define WL(b, i, u, pm) WLA(b, i, u, pm, TENSIX_ARCH_BOTH)
-/* Waiting event @k (0 thcon .. 8 sfpu) of thread @t, at each arch's select */
-#define WLW(t, k, u, pm) \
-	WLA(INSTRN_THREAD, 39 + 9 * (t) + (k), u, pm, TENSIX_ARCH_WH), \
-	WLA(INSTRN_THREAD, 31 + 9 * (t) + (k), u, pm, TENSIX_ARCH_BH)
 
 /*
  * The matmul workload: rate per cycle = duty(unit) * permille / 1000.
@@ -164,19 +160,32 @@ static const struct tensix_sim_wl_event tensix_sim_wl[] = {
 	WLA(INSTRN_THREAD, 28, FPU,      50, TENSIX_ARCH_BH),
 	WLA(INSTRN_THREAD, 29, FPU,     150, TENSIX_ARCH_BH),
 	WLA(INSTRN_THREAD, 30, FPU,     120, TENSIX_ARCH_BH),
-	WLW(0, 0, UNPACK,  20),			/* waiting_for_thcon_idle_0 */
-	WLW(0, 1, UNPACK, 150),			/* waiting_for_unpack_idle_0 */
-	WLW(0, 4, UNPACK, 100),			/* waiting_for_nonzero_sem_0 */
-	WLW(0, 5, UNPACK,  50),			/* waiting_for_nonfull_sem_0 */
-	WLW(0, 6, UNPACK,  40),			/* waiting_for_move_idle_0 */
-	WLW(0, 7, UNPACK,  10),			/* waiting_for_mmio_idle_0 */
-	WLW(1, 3, FPU,    120),			/* waiting_for_math_idle_1 */
-	WLW(1, 4, FPU,     30),			/* waiting_for_nonzero_sem_1 */
-	WLW(1, 5, FPU,     20),			/* waiting_for_nonfull_sem_1 */
-	WLW(1, 8, FPU,     60),			/* waiting_for_sfpu_idle_1 */
-	WLW(2, 2, PACK,   300),			/* waiting_for_pack_idle_2 */
-	WLW(2, 4, PACK,   100),			/* waiting_for_nonzero_sem_2 */
-	WLW(2, 5, PACK,   150),			/* waiting_for_nonfull_sem_2 */
+	WLA(INSTRN_THREAD, 39, UNPACK, 20, TENSIX_ARCH_WH),	/* waiting_for_thcon_idle_0 */
+	WLA(INSTRN_THREAD, 31, UNPACK, 20, TENSIX_ARCH_BH),
+	WLA(INSTRN_THREAD, 40, UNPACK, 150, TENSIX_ARCH_WH),	/* waiting_for_unpack_idle_0 */
+	WLA(INSTRN_THREAD, 32, UNPACK, 150, TENSIX_ARCH_BH),
+	WLA(INSTRN_THREAD, 43, UNPACK, 100, TENSIX_ARCH_WH),	/* waiting_for_nonzero_sem_0 */
+	WLA(INSTRN_THREAD, 35, UNPACK, 100, TENSIX_ARCH_BH),
+	WLA(INSTRN_THREAD, 44, UNPACK, 50, TENSIX_ARCH_WH),	/* waiting_for_nonfull_sem_0 */
+	WLA(INSTRN_THREAD, 36, UNPACK, 50, TENSIX_ARCH_BH),
+	WLA(INSTRN_THREAD, 45, UNPACK, 40, TENSIX_ARCH_WH),	/* waiting_for_move_idle_0 */
+	WLA(INSTRN_THREAD, 37, UNPACK, 40, TENSIX_ARCH_BH),
+	WLA(INSTRN_THREAD, 46, UNPACK, 10, TENSIX_ARCH_WH),	/* waiting_for_mmio_idle_0 */
+	WLA(INSTRN_THREAD, 38, UNPACK, 10, TENSIX_ARCH_BH),
+	WLA(INSTRN_THREAD, 51, FPU, 120, TENSIX_ARCH_WH),	/* waiting_for_math_idle_1 */
+	WLA(INSTRN_THREAD, 43, FPU, 120, TENSIX_ARCH_BH),
+	WLA(INSTRN_THREAD, 52, FPU, 30, TENSIX_ARCH_WH),	/* waiting_for_nonzero_sem_1 */
+	WLA(INSTRN_THREAD, 44, FPU, 30, TENSIX_ARCH_BH),
+	WLA(INSTRN_THREAD, 53, FPU, 20, TENSIX_ARCH_WH),	/* waiting_for_nonfull_sem_1 */
+	WLA(INSTRN_THREAD, 45, FPU, 20, TENSIX_ARCH_BH),
+	WLA(INSTRN_THREAD, 56, FPU, 60, TENSIX_ARCH_WH),	/* waiting_for_sfpu_idle_1 */
+	WLA(INSTRN_THREAD, 48, FPU, 60, TENSIX_ARCH_BH),
+	WLA(INSTRN_THREAD, 59, PACK, 300, TENSIX_ARCH_WH),	/* waiting_for_pack_idle_2 */
+	WLA(INSTRN_THREAD, 51, PACK, 300, TENSIX_ARCH_BH),
+	WLA(INSTRN_THREAD, 61, PACK, 100, TENSIX_ARCH_WH),	/* waiting_for_nonzero_sem_2 */
+	WLA(INSTRN_THREAD, 53, PACK, 100, TENSIX_ARCH_BH),
+	WLA(INSTRN_THREAD, 62, PACK, 150, TENSIX_ARCH_WH),	/* waiting_for_nonfull_sem_2 */
+	WLA(INSTRN_THREAD, 54, PACK, 150, TENSIX_ARCH_BH),
 	WL(TDMA_UNPACK,     1, FPU,     950),	/* data_hazard_stalls_movd2a */
 	WL(TDMA_UNPACK,   260, UNPACK,  700),	/* srcb_write_not_blocked_port */
 	WL(TDMA_UNPACK,   261, UNPACK,  850),	/* srca_write_not_blocked_ovr */

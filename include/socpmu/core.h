@@ -3,8 +3,8 @@
  * socpmu core: the uncore mechanics shared by every socpmu PMU driver.
  *
  * A driver describes how to validate, claim and read its counters
- * (struct socpmu_ops); the core does the rest: perf registration with a
- * system-wide scope (cpumask and hotplug migration by the perf core),
+ * (struct socpmu_ops); the core does the rest: perf registration on one
+ * CPU (cpumask, events moved there, migration on hot-unplug),
  * extension of narrow hardware counters to 64 bits by an hrtimer poll,
  * events that sum several hardware counters (one per core or tile), group
  * validation, group-read transactions and safe removal while events are
@@ -126,6 +126,8 @@ struct socpmu {
 	struct mutex pin_lock;	/* serialises @pinned and @idle_work */
 	bool pinned;
 	struct delayed_work idle_work;
+	int cpu;			/* events count in this CPU's context */
+	struct hlist_node cpuhp_node;
 };
 
 static inline struct socpmu *to_socpmu(struct pmu *pmu)

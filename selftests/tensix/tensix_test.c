@@ -967,6 +967,61 @@ static bool select_known(const struct tensix_dev *t, unsigned int bank, unsigned
 	return false;
 }
 
+/*
+ * Events opened on another CPU than the PMU's count in the PMU's one
+ * context: two L1 groups that cannot count together, one opened on each
+ * CPU, take turns (both run part of the time). With an event left in the
+ * context of the CPU it was opened on (a scoped PMU in 6.12), each context
+ * held one of them and the second never ran.
+ */
+TEST_F(tensix, events_share_one_context)
+{
+	const struct tensix_dev *t = &self->dev;
+	int other = -1, fd[2], cpus[2];
+	struct sp_count c[2];
+	char buf[64];
+
+	for (int cpu = 0; cpu < 64 && other < 0; cpu++) {
+		char path[96];
+
+		if (cpu == t->d.cpu)
+			continue;
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", cpu);
+		if (!sp_path_exists(path))
+			continue;
+		/* no online file: a CPU that cannot go offline (x86 CPU 0) */
+		strcat(path, "/online");
+		if (!sp_path_exists(path) ||
+		    (sp_read_file(path, buf, sizeof(buf)) > 0 && buf[0] == '1'))
+			other = cpu;
+	}
+	if (other < 0)
+		SKIP(return, "one online CPU");
+	cpus[0] = t->d.cpu;
+	cpus[1] = other;
+	for (int i = 0; i < 2; i++) {
+		struct tev e = { .name = "raw l1", .bank = TENSIX_BANK_L1, .id = 0,
+				 .mux = (unsigned int)i };
+		struct perf_event_attr attr;
+
+		sp_attr_init(&attr, &t->d, cfg_tev(&e), 0);
+		attr.read_format = SP_FORMAT_TIMES;
+		fd[i] = sp_perf_event_open(&attr, -1, cpus[i], -1, 0);
+		ASSERT_LE(0, fd[i]) TH_LOG("cpu %d: %s", cpus[i], strerror(-fd[i]));
+	}
+	/* a few rotations of the default 4 ms multiplexing interval */
+	usleep(200 * 1000);
+	for (int i = 0; i < 2; i++) {
+		ASSERT_EQ(0, sp_read_times(fd[i], &c[i]));
+		EXPECT_LT(0, c[i].running) TH_LOG("the mux %d group opened on CPU %d never ran "
+						  "(enabled %" PRIu64 " ns)", i, cpus[i],
+						  c[i].enabled);
+		EXPECT_LT(c[i].running, c[i].enabled);
+	}
+	for (int i = 0; i < 2; i++)
+		close(fd[i]);
+}
+
 TEST_F(tensix, bad_config)
 {
 	const struct tensix_dev *t = &self->dev;

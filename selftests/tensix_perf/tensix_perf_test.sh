@@ -671,8 +671,8 @@ result "usage_errors_short" $st
 # 40 %; each signal counts duty * permille / 1000 per cycle, see
 # drivers/sim/sim_tensix.c) and every metric must come out within 1 % of its
 # closed form below, written from the signal rates independently of the
-# tool. The two L1 mux groups (five on Blackhole) are multiplexed: their
-# rates are constant, so the scaled counts still give the closed form.
+# tool. The L1 metrics come from one pass per mux group (--l1mux 0, then 1),
+# as tt-metal runs one pass per L1 bank: pinned, so exact.
 known_expected() {
 	awk -v ARCH="$1" 'BEGIN {
 	f = 0.8; u = 0.6; p = 0.4
@@ -781,9 +781,27 @@ known_workload() {
 	st=0
 	known_expected "$1" > "$TMP/known_$1.want"
 	echo "matmul fpu=80 unpack=60 pack=40" > "$SIMDBG/$2/workload" || return 1
-	"$TP" stat --pmu "$3" -x, -o "$TMP/known_$1.out" --csv-metrics "$TMP/known_$1.csv" \
-		-- sleep 1 2> "$TMP/known_$1.err" || { show "$TMP/known_$1.err"; st=1; }
+	# One pass per L1 mux group, as tt-metal does: multiplexed L1 values
+	# are scaled estimates, a pinned group is exact
+	# are scaled estimates, a pinned group is exact. The metrics that need
+	# both rings at once (noc_txn_per_cycle, noc_est_bytes_per_cycle) come
+	# from a multiplexed pass, within 3 % (tensix-perf.rst, "Limits").
+	for mux in 0 1 all; do
+		opt="--l1mux $mux"
+		[ $mux = all ] && opt=
+		# shellcheck disable=SC2086 # opt is two words or none
+		"$TP" stat --pmu "$3" $opt -x, -o "$TMP/known_$1.out" \
+			--csv-metrics "$TMP/known_$1_$mux.csv" -- sleep 0.5 \
+			2> "$TMP/known_$1.err" || { show "$TMP/known_$1.err"; st=1; }
+	done
 	echo off > "$SIMDBG/$2/workload"
+	# a metric from the first pass that counted its inputs; "~" marks the multiplexed one
+	awk -F, 'FNR == 1 { f++; next }
+		 f < 3 && (!($1 in v) || v[$1] == "n/a") { v[$1] = $2; next }
+		 f == 3 && v[$1] == "n/a" && $2 != "n/a" { v[$1] = "~" $2 }
+		 END { print "name,value,inputs"; for (k in v) print k "," v[k] "," }' \
+		"$TMP/known_$1_0.csv" "$TMP/known_$1_1.csv" "$TMP/known_$1_all.csv" \
+		> "$TMP/known_$1.csv"
 	awk '
 	FNR == NR { if ($1 != "bound_classification") list[$1] = 1; next }
 	FILENAME ~ /want$/ { want[$1] = $2; next }
@@ -797,9 +815,11 @@ known_workload() {
 				if (w != g) { print "# " k ": got " g ", want " w; bad++ }
 				continue
 			}
+			tol = 0.01
+			if (g ~ /^~/) { g = substr(g, 2); tol = 0.03 }
 			d = g - w; if (d < 0) d = -d
 			a = w < 0 ? -w : w
-			if (d > 0.01 * a + 1e-9) { printf "# %s: got %s, want %.6f\n", k, g, w; bad++ }
+			if (d > tol * a + 1e-9) { printf "# %s: got %s, want %.6f\n", k, g, w; bad++ }
 			else ok++
 		}
 		print "# " ok " metrics within 1 % of their closed form"
@@ -849,7 +869,7 @@ echo "matmul fpu=80 unpack=60 pack=40" > $SIMDBG/$DEV/workload || exit 9
 echo off > $SIMDBG/$DEV/workload
 awk -v err=0 '
 	/^#/ { next }
-	NF != 3 { print "# bad line: " $0; err = 1 }
+	NF != 3 { print "# bad line: " $0; err = 1; next }
 	{ n[$2]++; if ($2 == "fpu_utilization" && ($3 + 0 < 0.792 || $3 + 0 > 0.808)) {
 		print "# fpu_utilization " $3; err = 1 } }
 	END {

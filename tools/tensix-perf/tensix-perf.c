@@ -695,6 +695,14 @@ static void print_header(struct ctx *c)
 		fprintf(f, "# metric%sname%svalue%sinputs\n", c->o.sep, c->o.sep, c->o.sep);
 		return;
 	}
+	if (c->o.interval_ms) {
+		/* compact interval lines: the header is a comment */
+		fprintf(f, "# Performance counter stats for %s (%s, %s)%s\n", c->pmu.name,
+			c->plat ? c->plat->name :
+			(c->pmu.identifier[0] ? c->pmu.identifier : "unknown arch"), cores,
+			c->mux_groups > 1 ? "; L1 values scaled (multiplexed)" : "");
+		return;
+	}
 	fprintf(f, "\n Performance counter stats for %s (%s, %s):\n", c->pmu.name,
 		c->plat ? c->plat->name : (c->pmu.identifier[0] ? c->pmu.identifier : "unknown arch"),
 		cores);
@@ -913,6 +921,23 @@ static void print_sep(struct ctx *c, const struct tp_metrics *m, const char *pre
 	fputc('\n', c->out);
 }
 
+/* False for an input "<BANK>_CYCLES" or "L1_CYCLES_MUX<m>" whose cycles were not opened */
+static bool cycles_counted(const struct ctx *c, const char *name)
+{
+	unsigned int mux;
+
+	if (sscanf(name, "L1_CYCLES_MUX%u", &mux) == 1)
+		return cycles_ev(c, TENSIX_BANK_L1, mux);
+	for (unsigned int b = 0; b < TENSIX_NR_BANKS; b++) {
+		size_t n = strlen(tp_bank_name(b));
+
+		if (b != TENSIX_BANK_L1 && !strncmp(name, tp_bank_name(b), n) &&
+		    !strcmp(name + n, "_CYCLES"))
+			return cycles_ev(c, b, 0);
+	}
+	return true;
+}
+
 /*
  * Were all the counters metric @id reads opened (not left out by -e or the
  * arch)? An input that is another metric counts as its own inputs.
@@ -925,6 +950,8 @@ static bool metric_counted(const struct ctx *c, const struct tp_metrics *ms, int
 		char low[TP_NAME_LEN];
 		int ev;
 
+		if (!cycles_counted(c, m->in[i].name))
+			return false;
 		norm_event_name(m->in[i].name, strlen(m->in[i].name), low, sizeof(low));
 		ev = tp_event_find(low);
 		if (ev >= 0 && !find_ev(c, ev))
