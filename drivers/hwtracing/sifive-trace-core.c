@@ -8,7 +8,8 @@
  * block's "reg" property is its offset (socpmu_get_regmap()). Which sinks a block has is read from
  * its impl register; the SRAM size is found by writing all ones to WP (the
  * bits above the size do not exist). The SBA sink of a block gets a
- * DMA-coherent buffer for when trace cannot go straight into an AUX buffer.
+ * DMA-coherent buffer (at most ST_SBA_BUF_MAX) for when trace cannot go
+ * straight into an AUX buffer.
  */
 #define pr_fmt(fmt) "sifive_trace: " fmt
 
@@ -23,13 +24,11 @@
 #include <linux/regmap.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
-#include <linux/unaligned.h>
 
 #include <socpmu/core.h>
 
 #include "sifive-trace.h"
 
-#define ST_EMPTY_POLLS		100000	/* reads of the control register */
 #define ST_SRAM_MIN		256
 
 static unsigned int sba_buffer_kb = 64;
@@ -64,12 +63,22 @@ u32 st_ctrl(struct st_block *b)
 	return st_read(b, SIFIVE_TRACE_CONTROL) & ~(SIFIVE_CTRL_EMPTY | SIFIVE_CTRL_SINK_ERROR);
 }
 
-/* Wait until nothing is in flight in the block (teEmpty / tfEmpty) */
-bool st_wait_empty(struct st_block *b)
+/**
+ * st_wait_empty() - wait until nothing is in flight in the block (teEmpty / tfEmpty)
+ * @b: the block
+ * @polls: reads of the control register left for the whole drain; this
+ *	wait takes what it uses from it
+ *
+ * Trace in flight reaches the sink within a few bus cycles; a block that
+ * does not drain within the budget is given up on rather than waited for
+ * with interrupts off.
+ *
+ * Return: true if the block is empty.
+ */
+bool st_wait_empty(struct st_block *b, unsigned int *polls)
 {
-	unsigned int i;
-
-	for (i = 0; i < ST_EMPTY_POLLS; i++) {
+	while (*polls) {
+		(*polls)--;
 		if (st_read(b, SIFIVE_TRACE_CONTROL) & SIFIVE_CTRL_EMPTY)
 			return true;
 		cpu_relax();
@@ -78,17 +87,22 @@ bool st_wait_empty(struct st_block *b)
 	return false;
 }
 
-/* The vendor's flush: clear enable, wait for empty, set enable again */
-void st_flush(struct st_block *b)
+/*
+ * The vendor's flush: clear enable, wait for empty (from @polls, see
+ * st_wait_empty()), set enable again. False if the block did not drain.
+ */
+bool st_flush(struct st_block *b, unsigned int *polls)
 {
 	u32 ctrl = st_read(b, SIFIVE_TRACE_CONTROL);
+	bool empty;
 
 	if ((ctrl & SIFIVE_CTRL_EMPTY) || !(ctrl & SIFIVE_CTRL_ENABLE))
-		return;
+		return true;
 	ctrl &= ~(SIFIVE_CTRL_EMPTY | SIFIVE_CTRL_SINK_ERROR);
 	st_write(b, SIFIVE_TRACE_CONTROL, ctrl & ~SIFIVE_CTRL_ENABLE);
-	st_wait_empty(b);
+	empty = st_wait_empty(b, polls);
 	st_write(b, SIFIVE_TRACE_CONTROL, ctrl);
+	return empty;
 }
 
 struct st_sink *st_block_sink(struct st_block *b, unsigned int code)
@@ -136,30 +150,46 @@ size_t st_window_fill(struct st_block *b, bool *wrapped)
 	return (u32)((wp & ~SIFIVE_WP_WRAPPED) - lower_32_bits(b->win_start));
 }
 
-/*
- * Copy the window's contents, oldest byte first, to @b->bounce (not for a
- * direct window). The SRAM is read through the data register, which advances
- * RP; a wrapped window is read from WP round to WP, as the vendor's
- * write-out does. Return the number of bytes.
- */
-size_t st_window_collect(struct st_block *b, bool *wrapped)
+/* Offset of WP in the window: where the next word goes, the oldest byte once wrapped */
+size_t st_window_wp(struct st_block *b)
 {
-	size_t n = st_window_fill(b, wrapped), off = 0, i;
-	struct st_sink *s = b->sink;
+	return (u32)((st_read(b, SIFIVE_TRACE_SINK_WP) & ~SIFIVE_WP_WRAPPED) -
+		     lower_32_bits(b->win_start));
+}
 
-	if (*wrapped)
-		off = (u32)((st_read(b, SIFIVE_TRACE_SINK_WP) & ~SIFIVE_WP_WRAPPED) -
-			    lower_32_bits(b->win_start));
+/**
+ * st_window_read() - hand bytes of the window to @put, in order
+ * @b: the block (not a direct window)
+ * @off: offset in the window of the first byte; a multiple of 4 for SRAM
+ * @len: bytes, at most the window's size; the window is a ring
+ * @put: receives the bytes, in pieces
+ * @ctx: its context
+ *
+ * The SRAM is read through the data register from RP (@off), one register
+ * read per word, which is why callers bound @len; the SBA buffer is
+ * coherent memory.
+ */
+void st_window_read(struct st_block *b, size_t off, size_t len,
+		    void (*put)(void *ctx, const void *p, size_t n), void *ctx)
+{
+	struct st_sink *s = b->sink;
+	__le32 word;
+	size_t n;
+
 	if (s->code == SIFIVE_SINK_SRAM) {
 		st_write(b, SIFIVE_TRACE_SINK_RP, off);
-		for (i = 0; i < n; i += 4)
-			put_unaligned_le32(st_read(b, SIFIVE_TRACE_SINK_DATA), b->bounce + i);
-		return n;
+		for (; len; len -= n) {
+			word = cpu_to_le32(st_read(b, SIFIVE_TRACE_SINK_DATA));
+			n = min_t(size_t, len, sizeof(word));
+			put(ctx, &word, n);
+		}
+		return;
 	}
 	/* Coherent memory: no syncing */
-	memcpy(b->bounce, s->buf + off, n - off);
-	memcpy(b->bounce + n - off, s->buf, off);
-	return n;
+	n = min(len, b->win_size - off);
+	put(ctx, s->buf + off, n);
+	if (len > n)
+		put(ctx, s->buf, len - n);
 }
 
 /* Start the block's own timestamp unit counting (a slave follows the funnel's) */
@@ -239,8 +269,10 @@ static int st_sram_probe(struct st_block *b)
 	wp = st_read(b, SIFIVE_TRACE_SINK_WP) & ~3u;
 	st_write(b, SIFIVE_TRACE_SINK_WP, 0);
 	st_write(b, SIFIVE_TRACE_CONTROL, 0);
-	if (wp + 4 < ST_SRAM_MIN || !is_power_of_2(wp + 4))
-		return dev_err_probe(b->dev, -ENODEV, "SRAM sink: bad size %u\n", wp + 4);
+	/* All 32 bits of WP exist (4 GiB) or no power of 2: not an SRAM */
+	if (wp + 4 < ST_SRAM_MIN || wp + 4 > ST_SRAM_MAX || !is_power_of_2(wp + 4))
+		return dev_err_probe(b->dev, -ENODEV, "SRAM sink: bad size %llu (%u to %u)\n",
+				     (u64)wp + 4, ST_SRAM_MIN, ST_SRAM_MAX);
 	b->sram.code = SIFIVE_SINK_SRAM;
 	b->sram.size = wp + 4;
 	return 0;
@@ -253,8 +285,16 @@ static int st_sba_probe(struct st_block *b)
 	int ret;
 
 	device_property_read_u32(dev, "sifive,sba-buffer-size", &size);
+	/*
+	 * Trace in this buffer is copied into the AUX buffer with interrupts
+	 * off: at most ST_SBA_BUF_MAX of it at a time.
+	 */
+	if (size > ST_SBA_BUF_MAX) {
+		dev_info(dev, "SBA buffer of %u bytes capped to %u\n", size, ST_SBA_BUF_MAX);
+		size = ST_SBA_BUF_MAX;
+	}
 	size = round_up(size, PAGE_SIZE);
-	if (size < PAGE_SIZE || size > SZ_1G)
+	if (size < PAGE_SIZE)
 		return dev_err_probe(dev, -EINVAL, "bad SBA buffer size %u\n", size);
 	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
 	if (ret)
@@ -304,7 +344,10 @@ int st_block_probe(struct platform_device *pdev, struct st_block *b,
 		if (ret)
 			return ret;
 	}
-	b->bounce_size = max(b->sram.size, b->sba.size);
+	/* A funnel's drain is split by SRC from a linear copy of its bytes */
+	if (itc16)
+		return 0;
+	b->bounce_size = max(min_t(size_t, b->sram.size, ST_SRAM_COPY_MAX), b->sba.size);
 	if (!b->bounce_size)
 		return 0;
 	b->bounce = kvmalloc(b->bounce_size, GFP_KERNEL);

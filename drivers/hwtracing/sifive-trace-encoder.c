@@ -48,14 +48,13 @@ static int st_hart_to_cpu(unsigned int hart)
 	return hart < nr_cpu_ids && cpu_possible(hart) ? hart : -ENODEV;
 }
 
-/* Attach the TE to its funnel: its SRC value and a stage for its trace */
+/* Attach the TE to its funnel: its SRC value */
 static int st_encoder_link(struct st_te *te)
 {
 	struct device *dev = te->blk.dev;
 	struct fwnode_handle *fwnode;
 	struct st_funnel *fun;
 	unsigned long flags;
-	void *stage;
 
 	fwnode = fwnode_find_reference(dev_fwnode(dev), "sifive,funnel", 0);
 	if (IS_ERR(fwnode))
@@ -70,18 +69,13 @@ static int st_encoder_link(struct st_te *te)
 				     te->srcbits);
 	if (!device_link_add(dev, fun->blk.dev, DL_FLAG_AUTOREMOVE_CONSUMER))
 		return dev_err_probe(dev, -EINVAL, "cannot link to the funnel\n");
-	stage = kvmalloc(fun->blk.bounce_size, GFP_KERNEL);
-	if (!stage)
-		return -ENOMEM;
 
 	raw_spin_lock_irqsave(&fun->lock, flags);
 	if (fun->src[te->src]) {
 		raw_spin_unlock_irqrestore(&fun->lock, flags);
-		kvfree(stage);
 		return dev_err_probe(dev, -EBUSY, "source id %u taken\n", te->src);
 	}
 	fun->src[te->src] = te;
-	fun->stage[te->src] = (struct st_stage){ .buf = stage };
 	raw_spin_unlock_irqrestore(&fun->lock, flags);
 	te->funnel = fun;
 	return 0;
@@ -91,14 +85,10 @@ static void st_encoder_unlink(struct st_te *te)
 {
 	struct st_funnel *fun = te->funnel;
 	unsigned long flags;
-	void *stage;
 
 	raw_spin_lock_irqsave(&fun->lock, flags);
 	fun->src[te->src] = NULL;
-	stage = fun->stage[te->src].buf;
-	fun->stage[te->src] = (struct st_stage){ };
 	raw_spin_unlock_irqrestore(&fun->lock, flags);
-	kvfree(stage);
 }
 
 static int st_encoder_probe(struct platform_device *pdev)

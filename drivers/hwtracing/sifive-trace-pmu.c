@@ -25,12 +25,21 @@
  *    sink's own memory, copied to the AUX buffer when drained.
  *  - A funnel's sink is shared by its TEs. Draining it splits the messages
  *    by their SRC field: the current hart's go to its AUX buffer, the
- *    others' wait in a per-hart stage until that hart drains or stops. So
+ *    others' straight into the open record of their hart's event. So
  *    several harts trace at once, each into its own event.
  * ITC stores only happen through /dev/sifive-itc, on the writer's own hart:
  * before a store that might not fit, the writer drains the window (if the
  * AUX buffer can take it; a private sink that cannot be drained stops or
  * wraps as the event asked). Nothing is lost while the AUX buffer has room.
+ *
+ * Everything here runs with interrupts off (perf callbacks, ITC batches of
+ * ST_ITC_CHUNK stores), so every drain is bounded (sifive-trace.h): waits
+ * for trace in flight share ST_EMPTY_POLLS register reads, a copy sink is
+ * drained once it holds ST_SRAM_COPY_MAX (SRAM) or its buffer (SBA, at most
+ * ST_SBA_BUF_MAX) and a drain copies no more than that, and a direct window
+ * is at most ST_DIRECT_MAX. A stop thus does a fixed amount of work
+ * whatever the hardware does: a block that never drains truncates the
+ * record (and perf disables the event) instead of being waited for.
  */
 #define pr_fmt(fmt) "sifive_trace: " fmt
 
@@ -111,14 +120,17 @@ enum {
 	ST_STAT_RECORDS,	/* AUX records written */
 	ST_STAT_DIRECT,		/* bytes the SBA sink wrote into AUX buffers */
 	ST_STAT_COPIED,		/* bytes copied into AUX buffers */
-	ST_STAT_STAGED,		/* bytes put in funnel stages for other harts */
+	ST_STAT_ROUTED,		/* bytes of other harts behind a funnel put in their AUX buffers */
 	ST_STAT_DRAINS,		/* drains so that ITC stores fit */
 	ST_STAT_NOT_READY,	/* ITC stores lost: register never ready */
+	ST_STAT_STUCK,		/* drains in which a block did not drain in ST_EMPTY_POLLS */
+	ST_STAT_LEFT,		/* bytes left in a sink: beyond a drain's bound or the AUX room */
 	ST_NR_STATS
 };
 
 static const char *const st_stat_names[ST_NR_STATS] = {
-	"records", "direct_bytes", "copied_bytes", "staged_bytes", "drains", "not_ready",
+	"records", "direct_bytes", "copied_bytes", "routed_bytes", "drains", "not_ready",
+	"stuck", "left_bytes",
 };
 
 static atomic64_t st_stats[ST_NR_STATS];
@@ -191,33 +203,57 @@ static void st_out(struct st_cpu *c, const u8 *data, size_t n)
 	st_aux_put(c, data, n);
 }
 
-/* Funnel stages */
-
-static void st_stage_put(struct st_funnel *fun, unsigned int src, const u8 *msg, size_t len)
+/* st_window_read() callback: into the AUX buffer */
+static void st_aux_put_cb(void *ctx, const void *p, size_t n)
 {
-	struct st_stage *s = &fun->stage[src];
-
-	if (!fun->src[src] || !s->buf)
-		return;
-	if (s->len + len > fun->blk.bounce_size) {
-		s->flags |= PERF_AUX_FLAG_PARTIAL;
-		return;
-	}
-	memcpy(s->buf + s->len, msg, len);
-	s->len += len;
-	st_stat(ST_STAT_STAGED, len);
+	st_aux_put(ctx, p, n);
 }
 
-/* The hart's staged trace, older than anything still in the sink, goes out */
-static void st_stage_flush(struct st_cpu *c, struct st_te *te)
+/* st_window_read() callback: into the funnel's bounce buffer */
+static void st_bounce_put_cb(void *ctx, const void *p, size_t n)
 {
-	struct st_stage *s = &te->funnel->stage[te->src];
+	struct st_block *b = ctx;
 
-	c->flags |= s->flags;
-	if (s->len)
-		st_out(c, s->buf, s->len);
-	s->len = 0;
-	s->flags = 0;
+	memcpy(b->bounce + b->bounce_len, p, n);
+	b->bounce_len += n;
+}
+
+/* Bytes of a copy sink one drain takes: what can be copied with interrupts off */
+static size_t st_copy_max(struct st_block *b)
+{
+	return b->sink->code == SIFIVE_SINK_SRAM ? ST_SRAM_COPY_MAX : b->win_size;
+}
+
+/* Bytes the window may hold before it must be drained */
+static size_t st_window_cap(struct st_block *b)
+{
+	return b->direct ? b->win_size : min(b->win_size, st_copy_max(b));
+}
+
+/*
+ * Which @len of the @n bytes from @start (window offsets) a drain takes,
+ * when @n bytes are in the window (@wrapped: the sink wrapped) and @max can
+ * be taken: the oldest with stop-on-wrap, else the newest. Sets the
+ * record's flags: TRUNCATED (and the hart stops) or PARTIAL when bytes are
+ * left behind or were overwritten.
+ */
+static size_t st_take(struct st_cpu *c, size_t n, bool wrapped, size_t max, size_t *start)
+{
+	size_t len = min(n, max);
+
+	if (!wrapped && len == n)
+		return len;
+	if (c->stop_on_wrap) {
+		c->flags |= PERF_AUX_FLAG_TRUNCATED;
+		c->full = true;
+	} else {
+		/* newest: from a word, as the SRAM is read */
+		len = round_down(len, 4);
+		*start += n - len;
+		c->flags |= PERF_AUX_FLAG_PARTIAL;
+	}
+	st_stat(ST_STAT_LEFT, n - len);
+	return len;
 }
 
 /*
@@ -258,10 +294,11 @@ static bool st_next_msg(struct st_msg_iter *it, size_t *start, size_t *len)
 
 /* Hardware sequences, under the sink lock */
 
-static void st_te_pause(struct st_te *te)
+/* Stop tracing; false if the TE did not drain within @polls */
+static bool st_te_pause(struct st_te *te, unsigned int *polls)
 {
 	st_write(&te->blk, SIFIVE_TRACE_CONTROL, st_ctrl(&te->blk) & ~SIFIVE_CTRL_TRACING);
-	st_wait_empty(&te->blk);
+	return st_wait_empty(&te->blk, polls);
 }
 
 /* Tracing (re)starts: the TE first emits a sync message with a full timestamp */
@@ -311,7 +348,7 @@ static bool st_direct_map(struct st_cpu *c, struct st_te *te)
 		off = st_aux_offset(c);
 	}
 	len = PAGE_SIZE - offset_in_page(off);
-	for (i = (off >> PAGE_SHIFT) + 1; i < aux->nr_pages; i++) {
+	for (i = (off >> PAGE_SHIFT) + 1; i < aux->nr_pages && len < ST_DIRECT_MAX; i++) {
 		if (page_to_pfn(virt_to_page(aux->pages[i])) !=
 		    page_to_pfn(virt_to_page(aux->pages[i - 1])) + 1)
 			break;
@@ -319,8 +356,10 @@ static bool st_direct_map(struct st_cpu *c, struct st_te *te)
 	}
 	/*
 	 * At most half the free space, as perf's default watermark: the
-	 * consumer gets trace while the next window fills.
+	 * consumer gets trace while the next window fills. At most
+	 * ST_DIRECT_MAX: a wrapped window is rotated with interrupts off.
 	 */
+	len = min_t(size_t, len, ST_DIRECT_MAX);
 	len = min(len, max_t(size_t, ST_DIRECT_MIN, st_aux_room(c) / 2));
 	len = min(len, st_aux_room(c)) & ~(size_t)3;
 	if (len < ST_DIRECT_MIN)
@@ -368,15 +407,14 @@ static void st_direct_collect(struct st_cpu *c, struct st_te *te)
 	bool wrapped;
 
 	n = st_window_fill(b, &wrapped);
-	off = (u32)((st_read(b, SIFIVE_TRACE_SINK_WP) & ~SIFIVE_WP_WRAPPED) -
-		    lower_32_bits(c->dma));
+	off = st_window_wp(b);
 	dma_unmap_page(b->dev, c->dma, c->dma_len, DMA_FROM_DEVICE);
 	b->direct = false;
 	if (wrapped && c->stop_on_wrap) {
 		c->flags |= PERF_AUX_FLAG_TRUNCATED;
 		c->full = true;
 	} else if (wrapped) {
-		/* Oldest byte first: rotate the window left by WP */
+		/* Oldest byte first: rotate the window (<= ST_DIRECT_MAX) left by WP */
 		st_reverse(c->dma_va, off);
 		st_reverse(c->dma_va + off, n - off);
 		st_reverse(c->dma_va, n);
@@ -386,23 +424,23 @@ static void st_direct_collect(struct st_cpu *c, struct st_te *te)
 	st_stat(ST_STAT_DIRECT, n);
 }
 
-/* Copy the TE's own sink into the AUX buffer and empty it */
+/*
+ * Copy the TE's own sink into the AUX buffer and empty it: at most
+ * st_copy_max() bytes (and what the AUX buffer has room for).
+ */
 static void st_copy_collect(struct st_cpu *c, struct st_block *b)
 {
+	size_t n, len, start = 0, max = 0;
 	bool wrapped;
-	size_t n = st_window_collect(b, &wrapped);
 
-	st_window_reset(b);
-	if (wrapped && c->stop_on_wrap) {
-		/* The sink stopped: what came after is lost */
-		c->flags |= PERF_AUX_FLAG_TRUNCATED;
-		st_out(c, b->bounce, n);
-		c->full = true;
-		return;
-	}
+	n = st_window_fill(b, &wrapped);
 	if (wrapped)
-		c->flags |= PERF_AUX_FLAG_PARTIAL;
-	st_out(c, b->bounce, n);
+		start = st_window_wp(b);
+	if (!c->full)
+		max = min(st_aux_room(c), st_copy_max(b));
+	len = st_take(c, n, wrapped, max, &start);
+	st_window_read(b, start % b->win_size, len, st_aux_put_cb, c);
+	st_window_reset(b);
 }
 
 static unsigned int st_msg_src(const u8 *msg, unsigned int srcbits)
@@ -411,54 +449,108 @@ static unsigned int st_msg_src(const u8 *msg, unsigned int srcbits)
 }
 
 /*
- * Drain the funnel's shared sink: the current hart's messages to its AUX
- * buffer (after what was staged for it), every other hart's to its stage.
+ * A message of another hart behind the funnel goes straight into that
+ * hart's open AUX record (its st_cpu only changes under the funnel lock,
+ * which is held). Without a started event there, or without room, it is
+ * dropped and the record says so.
  */
-static void st_funnel_collect(struct st_cpu *c, struct st_te *cur)
+static void st_route(struct st_funnel *fun, unsigned int src, const u8 *msg, size_t len)
+{
+	struct st_te *te = fun->src[src];
+	struct st_cpu *o;
+
+	if (!te)
+		return;
+	o = per_cpu_ptr(&st_cpu, te->cpu);
+	if (!o->started || o->te != te || o->full) {
+		st_stat(ST_STAT_LEFT, len);
+		return;
+	}
+	if (len > st_aux_room(o)) {
+		o->flags |= o->stop_on_wrap ? PERF_AUX_FLAG_TRUNCATED : PERF_AUX_FLAG_PARTIAL;
+		o->full = o->stop_on_wrap;
+		st_stat(ST_STAT_LEFT, len);
+		return;
+	}
+	st_aux_put(o, msg, len);
+	st_stat(ST_STAT_ROUTED, len);
+}
+
+/* Every hart tracing into the funnel: its next record has a gap */
+static void st_funnel_gap(struct st_funnel *fun)
+{
+	unsigned int src;
+	struct st_cpu *o;
+
+	for (src = 0; src < ST_MAX_SRC; src++) {
+		if (!fun->src[src])
+			continue;
+		o = per_cpu_ptr(&st_cpu, fun->src[src]->cpu);
+		if (o->started && o->te == fun->src[src])
+			o->flags |= PERF_AUX_FLAG_PARTIAL;
+	}
+}
+
+/*
+ * Drain the funnel's shared sink: the current hart's messages to its AUX
+ * buffer, every other hart's to the open record of its own event. At most
+ * st_copy_max() bytes, the newest, are taken; a sink that held more (or
+ * wrapped) leaves a gap in every hart's trace. False if a block did not
+ * drain within @polls.
+ */
+static bool st_funnel_collect(struct st_cpu *c, struct st_te *cur, unsigned int *polls)
 {
 	struct st_funnel *fun = cur->funnel;
 	struct st_block *b = &fun->blk;
-	size_t n, start, len, count = 0, skip = 0;
+	size_t n, start = 0, len, mlen, count = 0, skip = 0;
 	struct st_msg_iter it;
 	unsigned int src;
-	bool wrapped;
+	bool wrapped, gap, ok = true;
 
 	for (src = 0; src < ST_MAX_SRC; src++)
 		if (fun->src[src])
-			st_flush(&fun->src[src]->blk);
-	st_flush(b);
-	n = st_window_collect(b, &wrapped);
-	st_window_reset(b);
-	if (wrapped) {
-		/* Stopped on wrap: every hart lost trace after it, so restart */
-		st_write(b, SIFIVE_TRACE_CONTROL, st_ctrl(b) | SIFIVE_CTRL_ENABLE);
-		for (src = 0; src < ST_MAX_SRC; src++)
-			fun->stage[src].flags |= PERF_AUX_FLAG_PARTIAL;
+			ok &= st_flush(&fun->src[src]->blk, polls);
+	ok &= st_flush(b, polls);
+	n = st_window_fill(b, &wrapped);
+	if (wrapped)
+		start = st_window_wp(b);
+	len = min(n, min(st_copy_max(b), b->bounce_size));
+	gap = wrapped || len < n;
+	if (gap) {
+		st_funnel_gap(fun);
+		st_stat(ST_STAT_LEFT, n - len);
+		start += n - len;
 	}
-	st_stage_flush(c, cur);
+	b->bounce_len = 0;
+	st_window_read(b, start % b->win_size, len, st_bounce_put_cb, b);
+	st_window_reset(b);
+	/* Stopped on wrap: restart it */
+	if (wrapped)
+		st_write(b, SIFIVE_TRACE_CONTROL, st_ctrl(b) | SIFIVE_CTRL_ENABLE);
 
 	/* With wrap, the newest of the hart's trace is what is kept */
-	it = (struct st_msg_iter){ .buf = b->bounce, .n = n };
-	while (st_next_msg(&it, &start, &len))
+	it = (struct st_msg_iter){ .buf = b->bounce, .n = len, .sync = gap };
+	while (st_next_msg(&it, &start, &mlen))
 		if (st_msg_src(b->bounce + start, cur->srcbits) == cur->src)
-			count += len;
+			count += mlen;
 	if (!c->stop_on_wrap && count > st_aux_room(c)) {
 		skip = count - st_aux_room(c);
 		c->flags |= PERF_AUX_FLAG_PARTIAL;
 	}
 
-	it = (struct st_msg_iter){ .buf = b->bounce, .n = n };
-	while (st_next_msg(&it, &start, &len)) {
+	it = (struct st_msg_iter){ .buf = b->bounce, .n = len, .sync = gap };
+	while (st_next_msg(&it, &start, &mlen)) {
 		src = st_msg_src(b->bounce + start, cur->srcbits);
 		if (src != cur->src) {
-			st_stage_put(fun, src, b->bounce + start, len);
-		} else if (skip >= len) {
-			skip -= len;
+			st_route(fun, src, b->bounce + start, mlen);
+		} else if (skip >= mlen) {
+			skip -= mlen;
 		} else {
-			st_out(c, b->bounce + start + skip, len - skip);
+			st_out(c, b->bounce + start + skip, mlen - skip);
 			skip = 0;
 		}
 	}
+	return ok;
 }
 
 /* The first TE tracing into the funnel turns it on */
@@ -470,8 +562,6 @@ static void st_funnel_get(struct st_te *te)
 	u32 ctrl = SIFIVE_CTRL_ACTIVE | SIFIVE_CTRL_STOP_ON_WRAP |
 		   fun->code << SIFIVE_CTRL_SINK_SHIFT;
 
-	fun->stage[te->src].len = 0;
-	fun->stage[te->src].flags = 0;
 	if (fun->users++)
 		return;
 	st_write(b, SIFIVE_TRACE_CONTROL, 0);
@@ -489,11 +579,12 @@ static void st_funnel_put(struct st_te *te)
 }
 
 /* The hart stops tracing (its trace was drained) */
-static void st_hart_stop(struct st_cpu *c)
+static void st_hart_stop(struct st_cpu *c, unsigned int *polls)
 {
 	struct st_te *te = c->te;
 
-	st_te_pause(te);
+	if (!st_te_pause(te, polls))
+		st_stat(ST_STAT_STUCK, 1);
 	if (te->funnel)
 		st_funnel_put(te);
 	if (te->blk.direct) {
@@ -505,26 +596,40 @@ static void st_hart_stop(struct st_cpu *c)
 	c->event->hw.state |= PERF_HES_STOPPED;
 }
 
-/*
- * Move the hart's trace into its AUX buffer and close the record. Unless
- * @final, open a new record and go on tracing; if that cannot be (buffer
- * full, stopped on wrap), the hart stops.
+/**
+ * st_drain() - move the hart's trace into its AUX buffer and close the record
+ * @c: the hart's state
+ * @final: the event stops
+ *
+ * Unless @final, open a new record and go on tracing; if that cannot be
+ * (buffer full, stopped on wrap), the hart stops. The work is bounded: the
+ * waits for trace in flight share ST_EMPTY_POLLS register reads (a block
+ * that does not drain truncates the record and stops the hart), and a copy
+ * sink gives at most st_copy_max() bytes.
  */
 static void st_drain(struct st_cpu *c, bool final)
 {
+	unsigned int polls = ST_EMPTY_POLLS;
 	struct st_te *te = c->te;
 	struct st_aux *aux = st_aux_of(c);
+	bool ok = true;
 
 	if (te->funnel) {
 		if (final)
-			st_te_pause(te);
-		st_funnel_collect(c, te);
+			ok = st_te_pause(te, &polls);
+		ok &= st_funnel_collect(c, te, &polls);
 	} else {
-		st_te_pause(te);
+		ok = st_te_pause(te, &polls);
 		if (te->blk.direct)
 			st_direct_collect(c, te);
 		else
 			st_copy_collect(c, &te->blk);
+	}
+	if (!ok) {
+		/* Trace still in flight is lost: the record misses its end */
+		c->flags |= PERF_AUX_FLAG_TRUNCATED;
+		c->full = true;
+		st_stat(ST_STAT_STUCK, 1);
 	}
 	if (c->flags)
 		perf_aux_output_flag(&c->handle, c->flags);
@@ -536,7 +641,7 @@ static void st_drain(struct st_cpu *c, bool final)
 	c->flags = 0;
 
 	if (final || c->full || !perf_aux_output_begin(&c->handle, c->event)) {
-		st_hart_stop(c);
+		st_hart_stop(c, &polls);
 		return;
 	}
 	if (!te->funnel) {
@@ -545,12 +650,16 @@ static void st_drain(struct st_cpu *c, bool final)
 	}
 }
 
-/* Does draining the TE's own sink gain anything? */
+/*
+ * Does draining the TE's own sink gain anything? For a copy sink: the AUX
+ * buffer takes its contents and another window's worth, so that the last
+ * window that fits is the newest trace (wrap) or the oldest (stop-on-wrap).
+ */
 static bool st_worth_draining(struct st_cpu *c, struct st_block *b, size_t fill)
 {
 	if (b->direct)	/* room for another window beyond this one */
 		return st_aux_room(c) - b->win_size >= ST_DIRECT_MIN;
-	return fill <= st_aux_room(c);	/* the contents fit */
+	return fill + st_window_cap(b) <= st_aux_room(c);
 }
 
 /*
@@ -559,6 +668,8 @@ static bool st_worth_draining(struct st_cpu *c, struct st_block *b, size_t fill)
  */
 static bool st_refresh(struct st_cpu *c)
 {
+	unsigned int polls = ST_EMPTY_POLLS;
+
 	if (st_aux_of(c)->overwrite)
 		return true;
 	if (c->flags)
@@ -568,26 +679,27 @@ static bool st_refresh(struct st_cpu *c)
 	c->flags = 0;
 	if (perf_aux_output_begin(&c->handle, c->event))
 		return true;
-	st_hart_stop(c);
+	st_hart_stop(c, &polls);
 	return false;
 }
 
 /*
  * Room for the next ITC store in the hart's sink window: drain it first if
- * the store might not fit. A private sink is drained only if that gains
- * something; if not, it stops or wraps as the event asked (return SIZE_MAX:
- * no more checks), which keeps the oldest or the newest trace. A funnel is
- * always drained, since other harts write into it too.
+ * the store might not fit. A copy sink is drained when it holds what one
+ * drain may copy (st_window_cap()). A private sink is drained only if that
+ * gains something; if not, it stops or wraps as the event asked (return
+ * SIZE_MAX: no more checks), which keeps the oldest or the newest trace. A
+ * funnel is always drained, since other harts write into it too.
  */
 static size_t st_make_room(struct st_cpu *c, struct st_te *te)
 {
 	struct st_block *b = st_te_sink_block(te);
-	size_t fill;
+	size_t fill, cap = st_window_cap(b);
 	bool wrapped;
 
 	fill = st_window_fill(b, &wrapped);
-	if (!wrapped && b->win_size - fill >= NEXUS_DQ_MAX_BYTES)
-		return b->win_size - fill;
+	if (!wrapped && fill + NEXUS_DQ_MAX_BYTES <= cap)
+		return cap - fill;
 	if (!te->funnel && !st_worth_draining(c, b, fill)) {
 		if (!st_refresh(c))
 			return 0;
@@ -599,7 +711,7 @@ static size_t st_make_room(struct st_cpu *c, struct st_te *te)
 	if (!c->started)
 		return 0;
 	fill = st_window_fill(b, &wrapped);
-	return wrapped ? 0 : b->win_size - fill;
+	return wrapped || fill >= cap ? 0 : cap - fill;
 }
 
 /* One store to a stimulus register, once it is ready */
@@ -635,8 +747,6 @@ static unsigned int st_itc_chunk(struct st_cpu *c, struct st_te *te,
 
 	if (!c->started || c->te != te)
 		return 0;
-	if (te->funnel)
-		st_stage_flush(c, te);
 	for (i = 0; i < n; i++) {
 		if (budget < NEXUS_DQ_MAX_BYTES) {
 			budget = st_make_room(c, te);

@@ -15,6 +15,7 @@
 #include <linux/list.h>
 #include <linux/percpu.h>
 #include <linux/regmap.h>
+#include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
@@ -26,6 +27,23 @@ struct fwnode_handle;
 struct platform_device;
 
 #define ST_MAX_SRC		16	/* SRC values of a funnel (4-bit source ids) */
+
+/*
+ * Bounds of the work done with interrupts off (see sifive-trace.rst, "Bounds"):
+ *  ST_EMPTY_POLLS     reads of control registers while waiting for trace to
+ *                     drain (teEmpty/tfEmpty), shared by every block a drain
+ *                     waits for
+ *  ST_SRAM_COPY_MAX   bytes read from an SRAM sink per drain (one data
+ *                     register read per word)
+ *  ST_SBA_BUF_MAX     the SBA sink's own buffer, copied with memcpy
+ *  ST_DIRECT_MAX      a window of the AUX buffer the SBA sink writes into
+ *  ST_SRAM_MAX        the largest SRAM sink the driver accepts
+ */
+#define ST_EMPTY_POLLS		64
+#define ST_SRAM_COPY_MAX	SZ_4K
+#define ST_SBA_BUF_MAX		SZ_64K
+#define ST_DIRECT_MAX		SZ_64K
+#define ST_SRAM_MAX		SZ_1M
 
 /**
  * struct st_sink - a trace buffer integrated in a TE or funnel block
@@ -50,8 +68,10 @@ struct st_sink {
  * @impl: te_impl / tf_impl
  * @sram: SRAM sink
  * @sba: SBA sink
- * @bounce: linear copy of a sink's contents while it is drained
- * @bounce_size: size of @bounce: the largest sink
+ * @bounce: funnel: linear copy of what one drain takes from the sink, which
+ *	is then split by SRC (at most ST_SRAM_COPY_MAX or the SBA buffer)
+ * @bounce_size: size of @bounce
+ * @bounce_len: bytes in @bounce
  * @sink: sink in use (under the sink lock)
  * @win_start: where the sink writes: SRAM offset 0, or a bus address
  * @win_size: bytes from @win_start
@@ -66,23 +86,11 @@ struct st_block {
 	struct st_sink sba;
 	u8 *bounce;
 	size_t bounce_size;
+	size_t bounce_len;
 	struct st_sink *sink;
 	u64 win_start;
 	size_t win_size;
 	bool direct;
-};
-
-/**
- * struct st_stage - a hart's trace drained from a shared funnel sink by
- * another hart, kept until its own CPU can put it in its AUX buffer
- * @buf: bytes, whole messages
- * @len: bytes held
- * @flags: PERF_AUX_FLAG_* for the hart's next AUX record (data dropped)
- */
-struct st_stage {
-	u8 *buf;
-	size_t len;
-	u32 flags;
 };
 
 struct st_te;
@@ -97,7 +105,6 @@ struct st_te;
  * @users: TEs tracing into the funnel
  * @code: sink chosen by the first added event
  * @src: the TE of each SRC value
- * @stage: per SRC, trace waiting for its hart
  */
 struct st_funnel {
 	struct st_block blk;
@@ -108,7 +115,6 @@ struct st_funnel {
 	unsigned int users;
 	unsigned int code;
 	struct st_te *src[ST_MAX_SRC];
-	struct st_stage stage[ST_MAX_SRC];
 };
 
 /**
@@ -154,13 +160,15 @@ void st_write(struct st_block *b, unsigned int off, u32 val);
 u32 st_ctrl(struct st_block *b);
 int st_block_probe(struct platform_device *pdev, struct st_block *b,
 		   struct regmap **itc16, struct regmap **itc8);
-bool st_wait_empty(struct st_block *b);
-void st_flush(struct st_block *b);
+bool st_wait_empty(struct st_block *b, unsigned int *polls);
+bool st_flush(struct st_block *b, unsigned int *polls);
 struct st_sink *st_block_sink(struct st_block *b, unsigned int code);
 void st_window_program(struct st_block *b, struct st_sink *sink, u64 start, size_t size);
 void st_window_reset(struct st_block *b);
 size_t st_window_fill(struct st_block *b, bool *wrapped);
-size_t st_window_collect(struct st_block *b, bool *wrapped);
+size_t st_window_wp(struct st_block *b);
+void st_window_read(struct st_block *b, size_t off, size_t len,
+		    void (*put)(void *ctx, const void *p, size_t n), void *ctx);
 void st_ts_init(struct st_block *b);
 
 extern struct mutex st_lock;

@@ -2,8 +2,11 @@
 /*
  * socpmu simulator: SiFive trace encoders, funnel and sinks.
  *
- * new_device "trace [harts=N] [funnel=0|1] [sram=BYTES] [sba=0|1]"
- * (defaults: 2 harts behind a funnel, a 16 KiB SRAM sink and an SBA sink).
+ * new_device "trace [harts=N] [funnel=0|1] [sram=BYTES] [sba=0|1] [never_empty=0|1]
+ * [sba_buf=BYTES]" (defaults: 2 harts behind a funnel, a 16 KiB SRAM sink and
+ * an SBA sink). never_empty=1 models broken hardware: no TE or funnel ever
+ * reports teEmpty/tfEmpty. sba_buf gives the children the device property
+ * "sifive,sba-buffer-size" (the size of the driver's own SBA buffer).
  *
  * Register map (include/socpmu/sifive_trace_regs.h): the trace encoder (TE)
  * of hart h at h * 0x1000, the funnel, if any, at 0x18000. With a funnel the
@@ -98,6 +101,8 @@ struct trace_sim_cfg {
 	bool funnel;
 	unsigned int sram;	/* bytes, 0: no SRAM sink */
 	bool sba;
+	bool never_empty;	/* the empty bit never reads 1 */
+	unsigned int sba_buf;	/* "sifive,sba-buffer-size" of the children, 0: none */
 };
 
 struct trace_sim_ts {
@@ -633,7 +638,7 @@ static int trace_sim_block_read(struct trace_sim *ts, struct trace_sim_block *b,
 	switch (off) {
 	case SIFIVE_TRACE_CONTROL:
 		*val = b->control | SIFIVE_CTRL_SLICE_6MDO_2MSEO |
-		       (b->fifo_len ? 0 : SIFIVE_CTRL_EMPTY);
+		       (b->fifo_len || ts->cfg->never_empty ? 0 : SIFIVE_CTRL_EMPTY);
 		if (!(b->control & SIFIVE_CTRL_ACTIVE))
 			*val = 0;
 		return 0;
@@ -917,15 +922,19 @@ static int trace_sim_cfg_parse(void *data, const char *key, const char *val)
 		cfg->sram = v;
 		return 0;
 	}
-	if (!strcmp(key, "funnel") || !strcmp(key, "sba")) {
+	if (!strcmp(key, "funnel") || !strcmp(key, "sba") || !strcmp(key, "never_empty")) {
 		if (socpmu_sim_parse_uint(key, val, 0, 1, &v))
 			return -EINVAL;
 		if (key[0] == 'f')
 			cfg->funnel = v;
-		else
+		else if (key[0] == 's')
 			cfg->sba = v;
+		else
+			cfg->never_empty = v;
 		return 0;
 	}
+	if (!strcmp(key, "sba_buf"))
+		return socpmu_sim_parse_uint(key, val, 0, U32_MAX, &cfg->sba_buf);
 	pr_debug("unknown parameter \"%s\"\n", key);
 	return -EINVAL;
 }
@@ -934,8 +943,10 @@ static int trace_sim_cfg_show(const void *data, char *buf, int at)
 {
 	const struct trace_sim_cfg *cfg = data;
 
-	return sysfs_emit_at(buf, at, " harts=%u funnel=%u sram=%u sba=%u", cfg->harts,
-			     cfg->funnel, cfg->sram, cfg->sba);
+	return sysfs_emit_at(buf, at,
+			     " harts=%u funnel=%u sram=%u sba=%u never_empty=%u sba_buf=%u",
+			     cfg->harts, cfg->funnel, cfg->sram, cfg->sba, cfg->never_empty,
+			     cfg->sba_buf);
 }
 
 static int trace_sim_block_init(struct trace_sim_block *b, const struct trace_sim_cfg *cfg,
@@ -1051,6 +1062,9 @@ static int trace_sim_add_children(struct socpmu_sim_dev *sdev)
 	if (ts->cfg->funnel) {
 		const struct property_entry props[] = {
 			PROPERTY_ENTRY_U32("reg", TRACE_SIM_FUNNEL_BASE),
+			ts->cfg->sba_buf ?
+			PROPERTY_ENTRY_U32("sifive,sba-buffer-size", ts->cfg->sba_buf) :
+			(struct property_entry){ },
 			{ }
 		};
 
@@ -1064,7 +1078,9 @@ static int trace_sim_add_children(struct socpmu_sim_dev *sdev)
 		const struct property_entry props[] = {
 			PROPERTY_ENTRY_U32("reg", h * SIFIVE_TE_SPAN),
 			funnel_node ? PROPERTY_ENTRY_REF("sifive,funnel", funnel_node) :
-				      (struct property_entry){ },
+			ts->cfg->sba_buf ?
+			PROPERTY_ENTRY_U32("sifive,sba-buffer-size", ts->cfg->sba_buf) :
+			(struct property_entry){ },
 			{ }
 		};
 
