@@ -5,7 +5,8 @@
 #  - the vendor's fib example (tools/libsifiveperf/examples/fib.c, built
 #    unchanged, dynamic and static) writes trace.rtd; decoded, fib(20) has
 #    its 21891 calls; with the example's own 32 KiB buffer the trace stops
-#    on wrap and what is there still decodes;
+#    on wrap and what is there still decodes; built as the vendor's
+#    documentation says (one object, tools/libsifiveperf/amalgamate.sh), too;
 #  - sifive-perf record --func on an instrumented program that does not
 #    link the library (the expected call count, for every count type),
 #    --timer on an unmodified program (samples in its hot function),
@@ -51,7 +52,7 @@ cleanup() {
 }
 
 echo "TAP version 13"
-NTESTS=18
+NTESTS=19
 echo "1..$NTESTS"
 why=
 if [ "$(id -u)" != 0 ]; then
@@ -241,6 +242,19 @@ SIFIVE_PERF_BUFFER_SIZE=nonsense sifive-perf record --func -o x.rtd -- "$LIB/tes
 rc=$?
 [ $rc != 0 ] && grep -q "could not be set up" setup.out && ! grep -q "fib(3)" setup.out
 res "record reports a library set-up failure" setup.out
+
+# 19: the example built as the vendor's documentation says: one object, the
+# library as one sifive_linux_perf.c (issue 16)
+if [ -x "$LIB/examples/fib-seed" ]; then
+	rm -f trace.rtd
+	SIFIVE_PERF_BUFFER_SIZE=16M "$LIB/examples/fib-seed" > seed.out 2>&1
+	sifive-perf decode trace.rtd --elf "$LIB/examples/fib-seed" --format summary \
+		> seed.sum 2> /dev/null
+	grep -q "fib(20) = 6765" seed.out && [ "$(calls seed.sum fib 1)" = 21891 ]
+	res "fib example built with the seed's line (one object): 21891 calls" seed.out seed.sum
+else
+	not_ok "fib example built with the seed's line: $LIB/examples/fib-seed is missing"
+fi
 
 totals
 [ $fail = 0 ]
