@@ -986,6 +986,34 @@ TEST_F(api, esp_monitor_tool)
 	EXPECT_EQ(1, status);
 	status = pclose(p);
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+
+	/*
+	 * esp_pmu loaded but no ESP device (no esp_<n> where the tool looks):
+	 * one error line, saying what is missing rather than "is esp_pmu
+	 * loaded?" (issue 16)
+	 */
+	{
+		char empty[] = "/tmp/espmon_none_XXXXXX";
+		int lines = 0, good = 0;
+
+		ASSERT_NE(NULL, mkdtemp(empty));
+		snprintf(cmd, sizeof(cmd), "ESP_MONITOR_SYSFS=%s %s -- true 2>&1", empty, tool);
+		p = popen(cmd, "r");
+		ASSERT_NE(NULL, p);
+		while (fgets(line, sizeof(line) - 1, p)) {
+			TH_LOG("no device: %s", line);
+			lines++;
+			good += strstr(line, "esp-monitor: no ESP PMU: no esp_<n> in") &&
+				strstr(line, "esp_pmu is loaded but has no device") &&
+				strstr(line, "echo esp > /sys/devices/socpmu_sim/new_device") &&
+				!strstr(line, "is esp_pmu loaded?");
+		}
+		status = pclose(p);
+		rmdir(empty);
+		EXPECT_EQ(1, lines);
+		EXPECT_EQ(1, good);
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+	}
 }
 
 /* gen-soc-header.sh, installed as esp-gen-soc-header, describes this SoC */
