@@ -4,7 +4,10 @@
 #    --halt=warning; skipped without python3-docutils);
 #  - Documentation/sim.rst's "Model types" names every model type of
 #    drivers/sim (the types new_device accepts), and sim.rst names every
-#    debugfs file the models create.
+#    debugfs file the models create;
+#  - the commands have man pages (tools/*/*.1), which groff -ww and man
+#    --warnings render without a warning and their tool's install rule
+#    installs in man1.
 set -uo pipefail
 top=$(cd "${1:?TOP}" && pwd)
 cd "$top" || exit 1
@@ -26,8 +29,13 @@ models=$(awk '{ l[NR] = $0 } END {
 		if (on) print l[i]
 	} }' Documentation/sim.rst)
 
+# Man pages: one for each command a user runs, every one lint-free
+required=(tools/tensix-perf/tensix-perf.1 tools/sifive-perf/sifive-perf.1
+	  tools/libespmon/esp-monitor.1)
+mapfile -t mans < <(find tools -name '*.1' | LC_ALL=C sort)
+
 echo "TAP version 13"
-echo "1..$((${#rsts[@]} + ${#types[@]} + 1))"
+echo "1..$((${#rsts[@]} + ${#types[@]} + 2 + 2 * ${#mans[@]}))"
 
 rst2html=$(command -v rst2html || command -v rst2html.py || true)
 for f in "${rsts[@]}"; do
@@ -59,6 +67,36 @@ else
 	not_ok "sim.rst: every debugfs file of the models is described"
 	echo "#   not in sim.rst: ${missing[*]}"
 fi
+
+absent=()
+for m in "${required[@]}"; do [[ -f $m ]] || absent+=("$m"); done
+if ((${#absent[@]} == 0)); then
+	ok "man pages: tensix-perf, sifive-perf, esp-monitor"
+else
+	not_ok "man pages: tensix-perf, sifive-perf, esp-monitor"
+	echo "#   missing: ${absent[*]}"
+fi
+
+for m in "${mans[@]}"; do
+	# groff's warnings (-ww) and man's own (--warnings) on stderr
+	out=$(groff -man -Tutf8 -ww -z "$m" 2>&1
+	      if command -v man >/dev/null; then
+		      MANWIDTH=80 man --warnings -E UTF-8 -l "$m" 2>&1 >/dev/null
+	      fi)
+	if [[ -z $out ]] && groff -man -Tutf8 -P-cbou "$m" 2>/dev/null | grep -q "^NAME"; then
+		ok "$m renders without warnings"
+	else
+		not_ok "$m renders without warnings"
+		sed 's/^/#   /' <<<"$out"
+	fi
+	d=$(dirname "$m")
+	if grep -Eq "install .*/$(basename "$m")( |\$)" "$d/Makefile" &&
+	   grep -Eq "man1/$(basename "$m")\$" "$d/Makefile"; then
+		ok "$m is installed by $d/Makefile (man1)"
+	else
+		not_ok "$m is installed by $d/Makefile (man1)"
+	fi
+done
 
 echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:$skip error:0"
 ((fail == 0))

@@ -1,10 +1,12 @@
 #!/bin/bash
 # tool_test.sh OUT - host tests of the esp-monitor command line (no PMU
 # needed): --help, usage errors that name the bad argument, and a library
-# error printed once, saying what is missing. kselftest TAP output.
+# error printed once, saying what is missing; the man page against --help.
+# kselftest TAP output.
 set -uo pipefail
 out=$(cd "${1:?}" && pwd)
 tool=$out/esp-monitor
+man=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/esp-monitor.1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
@@ -28,7 +30,7 @@ check() {
 t() { "$tool" "$@" >o 2>e; rc=$?; }
 
 echo "TAP version 13"
-echo "1..10"
+echo "1..11"
 
 t --help
 check "--help: the help on stdout, status 0" '[[ $rc == 0 && ! -s e ]] && grep -q "^Usage: esp-monitor" o'
@@ -65,6 +67,21 @@ ESP_MONITOR_SYSFS=$work/empty "$tool" -p esp_4 -- true >o 2>e
 rc=$?
 check "-p esp_4 missing: one error naming it" \
 	'[[ $rc == 1 && $(wc -l <e) == 1 ]] && grep -q "^esp-monitor: esp_4: no ESP PMU of that name" e'
+
+# The man page documents every option of --help
+"$tool" --help >help 2>&1
+missing=
+for o in $(grep -oE '(^|[ ,[])--?[a-zA-Z][a-z-]*' help | sed 's/^[ ,[]//' | grep -v '^-f' | sort -u); do
+	grep -qF -- "${o//-/\\-}" "$man" || missing+=" $o"
+done
+n=$((n + 1))
+if [[ -f $man && -z $missing ]]; then
+	pass=$((pass + 1))
+	echo "ok $n esp-monitor.1 documents every option of --help"
+else
+	fail=$((fail + 1))
+	echo "not ok $n esp-monitor.1 documents every option of --help (missing:${missing:- the page})"
+fi
 
 echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
 ((fail == 0))
