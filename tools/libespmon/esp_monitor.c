@@ -9,7 +9,8 @@
  *
  * Reading: the first call that needs a tile opens one counting event per
  * monitor defined on the tile (a 64-bit pair is one event), as one perf
- * group, on the PMU's CPU. Reading the group is one read() that the driver
+ * group, on the PMU's CPU; a call opens every tile it needs before it
+ * reads any of them. Reading the group is one read() that the driver
  * serves from one snapshot of the tile (burst register), so the values of a
  * tile are consistent and the halves of a 64-bit count never tear. The
  * counts start at 0 when the group is opened: like ESP's raw monitor
@@ -618,7 +619,18 @@ static unsigned int espmon_monitor_locked(const struct espmon_layout *l,
 		mask = a.read_mask;
 		ret = espmon_many_tiles(&a, need);
 	}
-	/* One snapshot per tile, one tile after the other, as on ESP */
+	/*
+	 * Every tile's group is opened before the first snapshot: opening one
+	 * takes a while (each event reschedules those already open), and a
+	 * tile read before the others were opened would count over a longer
+	 * window than they do, by the time all the opens took - on the first
+	 * call only, so the differences of two calls would come out uneven
+	 * across tiles. Then one snapshot per tile, one tile right after the
+	 * other, as on ESP.
+	 */
+	for (t = 0; t < S.ntiles && !ret; t++)
+		if (need[t])
+			ret = espmon_open_tile(t);
 	for (t = 0; t < S.ntiles && !ret; t++)
 		if (need[t])
 			ret = espmon_read_tile(t);
