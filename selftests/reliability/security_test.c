@@ -10,6 +10,8 @@
  *  - debugfs_root_only: the socpmu debugfs files (simulator, migrate
  *    helper, drivers) belong to root, nobody can write any of them, and
  *    nobody can open any of them;
+ *  - debugfs_modes_match_ops: a debugfs file that cannot be read is 0200
+ *    (write-only, not readable-looking), one that can be read has 0400;
  *  - sysfs_not_writable: no file of a socpmu PMU or of the simulator is
  *    writable by anyone but root, and nobody cannot open one for writing;
  *  - aux_no_stale_data: for an AUX PMU (sifive_trace), a new AUX buffer
@@ -284,6 +286,61 @@ TEST(debugfs_root_only)
 				      d.first);
 	ksft_print_msg("debugfs: %d socpmu files, all root's, none writable by others, none opened by nobody\n",
 		       files->n);
+	munmap(files, sizeof(*files));
+	rel_sim_delete_all(devs, ndev);
+}
+
+/*
+ * A debugfs file's mode says what it does: one without a read operation
+ * (a command file, e.g. the simulator's inject or csr) is write-only,
+ * 0200, and does not look readable; one that can be read has 0400. Root
+ * opens any of them whatever the mode, and reading one that cannot be
+ * read fails with EINVAL, which is how the test tells them apart.
+ */
+TEST(debugfs_modes_match_ops)
+{
+	static const char *const roots[] = {
+		SP_SIM_DEBUGFS, SP_DEBUGFS "/socpmu_migrate", SP_DEBUGFS "/sifive_trace",
+	};
+	struct rel_simdev devs[16];
+	int ndev, bad = 0, wo = 0, ro = 0;
+
+	if (geteuid())
+		SKIP(return, "needs root");
+	create_one_of_each(devs, &ndev);
+	files = mmap(NULL, sizeof(*files), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, files);
+	for (size_t i = 0; i < ARRAY_SIZE(roots); i++)
+		if (sp_path_exists(roots[i]))
+			walk(roots[i], NULL);
+	for (int i = 0; i < files->n; i++) {
+		mode_t m = files->mode[i] & 0777;
+		bool readable;
+		char buf[64];
+		int fd;
+
+		if (S_ISDIR(files->mode[i]))
+			continue;
+		fd = open(files->path[i], O_RDONLY | O_NONBLOCK);
+		if (fd < 0) {
+			bad++;
+			TH_LOG("%s: root cannot open it: %s", files->path[i], strerror(errno));
+			continue;
+		}
+		readable = read(fd, buf, sizeof(buf)) >= 0 || errno != EINVAL;
+		close(fd);
+		if (readable ? !(m & 0400) : m != 0200) {
+			bad++;
+			TH_LOG("%s: mode %o, but it %s be read", files->path[i], m,
+			       readable ? "can" : "cannot");
+		}
+		readable ? ro++ : wo++;
+	}
+	ksft_print_msg("debugfs: %d write-only files (0200), %d readable ones (0400 or 0600)\n",
+		       wo, ro);
+	EXPECT_LT(0, wo);
+	EXPECT_EQ(0, bad);
 	munmap(files, sizeof(*files));
 	rel_sim_delete_all(devs, ndev);
 }

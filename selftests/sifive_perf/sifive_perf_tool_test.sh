@@ -5,7 +5,8 @@
 #  - the vendor's fib example (tools/libsifiveperf/examples/fib.c, built
 #    unchanged, dynamic and static) writes trace.rtd; decoded, fib(20) has
 #    its 21891 calls; with the example's own 32 KiB buffer the trace stops
-#    on wrap and what is there still decodes;
+#    on wrap and what is there still decodes; built as the vendor's
+#    documentation says (one object, tools/libsifiveperf/amalgamate.sh), too;
 #  - sifive-perf record --func on an instrumented program that does not
 #    link the library (the expected call count, for every count type),
 #    --timer on an unmodified program (samples in its hot function),
@@ -51,7 +52,7 @@ cleanup() {
 }
 
 echo "TAP version 13"
-NTESTS=18
+NTESTS=20
 echo "1..$NTESTS"
 why=
 if [ "$(id -u)" != 0 ]; then
@@ -241,6 +242,42 @@ SIFIVE_PERF_BUFFER_SIZE=nonsense sifive-perf record --func -o x.rtd -- "$LIB/tes
 rc=$?
 [ $rc != 0 ] && grep -q "could not be set up" setup.out && ! grep -q "fib(3)" setup.out
 res "record reports a library set-up failure" setup.out
+
+# 19: the example built as the vendor's documentation says: one object, the
+# library as one sifive_linux_perf.c (issue 16)
+if [ -x "$LIB/examples/fib-seed" ]; then
+	rm -f trace.rtd
+	SIFIVE_PERF_BUFFER_SIZE=16M "$LIB/examples/fib-seed" > seed.out 2>&1
+	sifive-perf decode trace.rtd --elf "$LIB/examples/fib-seed" --format summary \
+		> seed.sum 2> /dev/null
+	grep -q "fib(20) = 6765" seed.out && [ "$(calls seed.sum fib 1)" = 21891 ]
+	res "fib example built with the seed's line (one object): 21891 calls" seed.out seed.sum
+else
+	not_ok "fib example built with the seed's line: $LIB/examples/fib-seed is missing"
+fi
+
+# 20: a user's record in a sticky directory that holds root's old
+# trace.rtd (which the user cannot remove), where the user's set-up may
+# fail too (Permission denied): the old file is not reported as the new
+# trace (issue 16). busybox su needs nobody in /etc/passwd.
+added_nobody=
+if [ ! -e /etc/passwd ]; then
+	echo "nobody:x:65534:65534:nobody:/:/bin/sh" > /etc/passwd && added_nobody=file
+elif ! grep -q "^nobody:" /etc/passwd; then
+	echo "nobody:x:65534:65534:nobody:/:/bin/sh" >> /etc/passwd && added_nobody=line
+fi
+mkdir -m 1777 sticky && head -c 3729 /dev/zero > sticky/trace.rtd
+(cd sticky && su nobody -s /bin/sh -c "sifive-perf record -- $LIB/tests/spin 1") \
+	> stale.out 2>&1
+rc=$?
+case $added_nobody in
+file) rm -f /etc/passwd ;;
+line) sed -i '/^nobody:x:65534:65534:nobody:/d' /etc/passwd ;;
+esac
+cat stale.out | sed 's/^/# nobody: /'
+[ $rc != 0 ] && grep -q "cannot remove the old trace.rtd" stale.out && \
+	! grep -q "3729 bytes" stale.out && [ "$(wc -c < sticky/trace.rtd)" = 3729 ]
+res "record as another user: root's trace.rtd in a sticky directory is not reported as new" stale.out
 
 totals
 [ $fail = 0 ]

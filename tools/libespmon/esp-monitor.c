@@ -4,8 +4,10 @@
  * meanwhile, in the ESP Monitors API's layout (esp_monitor_print). A thin
  * client of libespmon, linked against the shared library.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <sys/wait.h>
 
@@ -21,12 +23,15 @@ static const char *const set_names[ESP_MON_READ_NR] = {
 	"ddr", "mem_reqs", "l2", "llc", "acc", "dvfs", "noc_injects", "noc_tile", "noc_plane",
 };
 
+#define PROG	"esp-monitor"
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: esp-monitor [-p PMU] [-a | -m SETS | -s TILE:MON] [-t TILE] [-A ACC]\n"
 		"                   [-n PLANE] [-o FILE] [--] CMD [ARG...]\n"
 		"Runs CMD and prints the ESP tile monitors' activity meanwhile.\n"
+		"  -h, --help  this text\n"
 		"  -a          every monitor (ESP_MON_READ_ALL, the default)\n"
 		"  -m SETS     ESP_MON_READ_MANY: a read_mask, or a comma list of ddr,\n"
 		"              mem_reqs, l2, llc, acc, dvfs, noc_injects, noc_tile, noc_plane\n"
@@ -38,6 +43,30 @@ static void usage(FILE *f)
 		"  -p PMU      the esp_<n> PMU (default: $ESP_MONITOR_PMU or the first)\n");
 }
 
+/* After a usage error: the error is on stderr already, then one line, not the help */
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nUsage: " PROG " [OPTION]... [--] CMD [ARG...]; try '" PROG " --help'.\n",
+	      stderr);
+	return 2;
+}
+
+/* A failed library call: its message, once (the library itself is kept quiet) */
+static int lib_error(void)
+{
+	const char *msg = esp_monitor_errmsg();
+
+	fprintf(stderr, PROG ": %s\n",
+		*msg ? msg : esp_monitor_strerror(esp_monitor_error()));
+	return 1;
+}
+
 static bool parse_uint(const char *s, unsigned long max, unsigned long *val)
 {
 	char *end;
@@ -47,29 +76,58 @@ static bool parse_uint(const char *s, unsigned long max, unsigned long *val)
 	return !errno && end != s && !*end && *val <= max;
 }
 
-static bool parse_sets(char *s, uint16_t *mask)
+/* -m: a read_mask or set names; 0, or a usage error naming what is wrong */
+static int parse_sets(const char *arg, uint16_t *mask)
 {
+	char buf[256], *tok, *save = NULL;
 	unsigned long val;
-	char *tok, *save = NULL;
 	unsigned int i;
 
-	if (parse_uint(s, (1u << ESP_MON_READ_NR) - 1, &val)) {
+	if (parse_uint(arg, (1u << ESP_MON_READ_NR) - 1, &val) && val) {
 		*mask = (uint16_t)val;
-		return true;
+		return 0;
 	}
+	if (isdigit((unsigned char)arg[0]))
+		return usage_error("-m '%s': a read_mask is 0x1 to 0x%x", arg,
+				   (1u << ESP_MON_READ_NR) - 1);
+	snprintf(buf, sizeof(buf), "%s", arg);
 	*mask = 0;
-	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		for (i = 0; i < ESP_MON_READ_NR; i++)
 			if (!strcmp(tok, set_names[i]))
 				break;
 		if (i == ESP_MON_READ_NR)
-			return false;
+			return usage_error("-m '%s': no set '%s' (ddr, mem_reqs, l2, llc, acc, "
+					   "dvfs, noc_injects, noc_tile, noc_plane)", arg, tok);
 		*mask |= 1u << i;
 	}
-	return *mask != 0;
+	if (!*mask)
+		return usage_error("-m '%s': no set given", arg);
+	return 0;
 }
 
-static int run(char **argv)
+/* -s TILE:MON; 0, or a usage error naming what is wrong */
+static int parse_single(const char *arg, esp_monitor_args_t *args)
+{
+	unsigned long tile, mon;
+	const char *colon = strchr(arg, ':');
+	char tbuf[32];
+
+	if (!colon || (size_t)(colon - arg) >= sizeof(tbuf))
+		return usage_error("-s '%s': expected TILE:MON, e.g. -s 1:%u", arg,
+				   MON_LLC_HIT_INDEX);
+	snprintf(tbuf, sizeof(tbuf), "%.*s", (int)(colon - arg), arg);
+	if (!parse_uint(tbuf, 255, &tile))
+		return usage_error("-s '%s': TILE '%s' is not a tile index (0-255)", arg, tbuf);
+	if (!parse_uint(colon + 1, ESP_MON_NR_MONITORS - 1, &mon))
+		return usage_error("-s '%s': MON '%s' is not a monitor (0-%u)", arg, colon + 1,
+				   ESP_MON_NR_MONITORS - 1);
+	args->tile_index = (uint8_t)tile;
+	args->mon_index = (uint8_t)mon;
+	return 0;
+}
+
+static int run(char **argv, const char *quiet)
 {
 	int status;
 	pid_t pid = fork();
@@ -79,6 +137,11 @@ static int run(char **argv)
 		return -1;
 	}
 	if (!pid) {
+		/* CMD gets the environment it was given */
+		if (quiet)
+			setenv("ESP_MONITOR_QUIET", quiet, 1);
+		else
+			unsetenv("ESP_MONITOR_QUIET");
 		execvp(argv[0], argv);
 		fprintf(stderr, "esp-monitor: %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -91,72 +154,74 @@ static int run(char **argv)
 
 int main(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
 	esp_monitor_args_t args = { .read_mode = ESP_MON_READ_ALL };
 	esp_monitor_vals_t *start, *end, *diff;
 	unsigned int single_start = 0, single_end;
-	const char *out = NULL;
-	unsigned long v, tile;
+	const char *out = NULL, *pmu = NULL, *quiet = getenv("ESP_MONITOR_QUIET");
+	unsigned long v;
 	FILE *fp = stdout;
-	char *colon;
 	int opt, ret;
 
-	while ((opt = getopt(argc, argv, "+ham:s:t:A:n:o:p:")) != -1) {
+	opterr = 0;	/* the errors below name the option */
+	while ((opt = getopt_long(argc, argv, "+:ham:s:t:A:n:o:p:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'a':
 			args.read_mode = ESP_MON_READ_ALL;
 			break;
 		case 'm':
 			args.read_mode = ESP_MON_READ_MANY;
-			if (!parse_sets(optarg, &args.read_mask))
-				goto bad;
+			if (parse_sets(optarg, &args.read_mask))
+				return 2;
 			break;
 		case 's':
 			args.read_mode = ESP_MON_READ_SINGLE;
-			colon = strchr(optarg, ':');
-			if (!colon)
-				goto bad;
-			*colon = '\0';
-			if (!parse_uint(optarg, 255, &tile) ||
-			    !parse_uint(colon + 1, ESP_MON_NR_MONITORS - 1, &v))
-				goto bad;
-			args.tile_index = (uint8_t)tile;
-			args.mon_index = (uint8_t)v;
+			if (parse_single(optarg, &args))
+				return 2;
 			break;
 		case 't':
 			if (!parse_uint(optarg, 255, &v))
-				goto bad;
+				return usage_error("-t '%s': not a tile index (0-255)", optarg);
 			args.tile_index = (uint8_t)v;
 			break;
 		case 'A':
 			if (!parse_uint(optarg, 255, &v))
-				goto bad;
+				return usage_error("-A '%s': not an accelerator index (0-255)", optarg);
 			args.acc_index = (uint8_t)v;
 			break;
 		case 'n':
 			if (!parse_uint(optarg, NOC_PLANES - 1, &v))
-				goto bad;
+				return usage_error("-n '%s': not a NoC plane (0-%u)", optarg,
+						   NOC_PLANES - 1);
 			args.noc_index = (uint8_t)v;
 			break;
 		case 'o':
 			out = optarg;
 			break;
 		case 'p':
-			if (esp_monitor_select(optarg)) {
-				fprintf(stderr, "esp-monitor: %s: %s\n", optarg,
-					esp_monitor_strerror(esp_monitor_error()));
-				return 1;
-			}
+			pmu = optarg;
 			break;
 		case 'h':
 			usage(stdout);
 			return 0;
+		case ':':
+			return usage_error("%s needs an argument", argv[optind - 1]);
 		default:
-			goto bad;
+			if (optopt)
+				return usage_error("unknown option -%c", optopt);
+			return usage_error("unknown option %s", argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)
-		goto bad;
+		return usage_error("no command to run");
 
+	/* The library's errors come out once, from here, with the tool's name */
+	setenv("ESP_MONITOR_QUIET", "1", 1);
+	if (pmu && esp_monitor_select(pmu))
+		return lib_error();
 	start = esp_monitor_vals_alloc();
 	end = esp_monitor_vals_alloc();
 	diff = esp_monitor_vals_alloc();
@@ -168,21 +233,17 @@ int main(int argc, char **argv)
 		single_start = esp_monitor(args, NULL);
 	else
 		esp_monitor(args, start);
-	if (esp_monitor_error()) {
-		fprintf(stderr, "esp-monitor: %s\n", esp_monitor_strerror(esp_monitor_error()));
-		return 1;
-	}
+	if (esp_monitor_error())
+		return lib_error();
 
-	ret = run(&argv[optind]);
+	ret = run(&argv[optind], quiet);
 
 	if (args.read_mode == ESP_MON_READ_SINGLE)
 		single_end = esp_monitor(args, NULL);
 	else
 		esp_monitor(args, end);
-	if (esp_monitor_error()) {
-		fprintf(stderr, "esp-monitor: %s\n", esp_monitor_strerror(esp_monitor_error()));
-		return 1;
-	}
+	if (esp_monitor_error())
+		return lib_error();
 	if (out) {
 		fp = fopen(out, "w");
 		if (!fp) {
@@ -203,8 +264,4 @@ int main(int argc, char **argv)
 	}
 	esp_monitor_free();
 	return ret < 0 ? 1 : ret;
-
-bad:
-	usage(stderr);
-	return 2;
 }

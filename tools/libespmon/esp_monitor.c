@@ -9,7 +9,8 @@
  *
  * Reading: the first call that needs a tile opens one counting event per
  * monitor defined on the tile (a 64-bit pair is one event), as one perf
- * group, on the PMU's CPU. Reading the group is one read() that the driver
+ * group, on the PMU's CPU; a call opens every tile it needs before it
+ * reads any of them. Reading the group is one read() that the driver
  * serves from one snapshot of the tile (burst register), so the values of a
  * tile are consistent and the halves of a 64-bit count never tear. The
  * counts start at 0 when the group is opened: like ESP's raw monitor
@@ -95,6 +96,7 @@ static struct {
 
 static pthread_mutex_t espmon_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local int espmon_err;	/* last call's error, -errno */
+static _Thread_local char espmon_msg[512];	/* and what it was, "" on success */
 
 /* Errors reported on stderr once each */
 enum {
@@ -107,15 +109,34 @@ static int espmon_fail(int err, unsigned int kind, const char *fmt, ...)
 	va_list ap;
 
 	espmon_err = -err;
+	va_start(ap, fmt);
+	vsnprintf(espmon_msg, sizeof(espmon_msg), fmt, ap);
+	va_end(ap);
 	if ((S.reported & kind) || getenv("ESP_MONITOR_QUIET"))
 		return err;
 	S.reported |= kind;
-	fputs("esp_monitor: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "esp_monitor: %s\n", espmon_msg);
 	return err;
+}
+
+/* A call starts with no error */
+static void espmon_ok(void)
+{
+	espmon_err = 0;
+	espmon_msg[0] = '\0';
+}
+
+/*
+ * Why there is no ESP PMU: the driver is not loaded, or it is and no ESP
+ * device was found (no device-tree node; no simulated SoC).
+ */
+static const char *espmon_nodev_hint(void)
+{
+	if (access("/sys/module/esp_pmu", F_OK))
+		return "esp_pmu is not loaded (modprobe esp_pmu)";
+	return "esp_pmu is loaded but has no device: on hardware the device tree needs an "
+	       "\"esp,monitors\" node; under the simulator create a SoC with "
+	       "'echo esp > /sys/devices/socpmu_sim/new_device'";
 }
 
 static const char *espmon_sysfs(void)
@@ -225,14 +246,20 @@ static int espmon_discover(void)
 	if (want && *want)
 		snprintf(S.pmu, sizeof(S.pmu), "%s", want);
 	else if (espmon_find_pmu(S.pmu, sizeof(S.pmu)))
-		return espmon_fail(ENODEV, REP_NODEV,
-				   "no ESP PMU (esp_<n>) in %s: is esp_pmu loaded?",
-				   espmon_sysfs());
+		return espmon_fail(ENODEV, REP_NODEV, "no ESP PMU: no esp_<n> in %s; %s",
+				   espmon_sysfs(), espmon_nodev_hint());
 
 	ret = espmon_read_uint("type", &type);
-	if (ret == -ENOENT)
-		return espmon_fail(ENODEV, REP_NODEV, "no PMU %s in %s", S.pmu,
-				   espmon_sysfs());
+	if (ret == -ENOENT) {
+		char other[ESPMON_NAME_LEN];
+
+		if (!espmon_find_pmu(other, sizeof(other)))
+			return espmon_fail(ENODEV, REP_NODEV,
+					   "%s: no ESP PMU of that name in %s (%s is one)",
+					   S.pmu, espmon_sysfs(), other);
+		return espmon_fail(ENODEV, REP_NODEV, "%s: no ESP PMU of that name in %s; %s",
+				   S.pmu, espmon_sysfs(), espmon_nodev_hint());
+	}
 	if (!ret)
 		ret = espmon_read_uint("rows", &S.rows);
 	if (!ret)
@@ -592,7 +619,18 @@ static unsigned int espmon_monitor_locked(const struct espmon_layout *l,
 		mask = a.read_mask;
 		ret = espmon_many_tiles(&a, need);
 	}
-	/* One snapshot per tile, one tile after the other, as on ESP */
+	/*
+	 * Every tile's group is opened before the first snapshot: opening one
+	 * takes a while (each event reschedules those already open), and a
+	 * tile read before the others were opened would count over a longer
+	 * window than they do, by the time all the opens took - on the first
+	 * call only, so the differences of two calls would come out uneven
+	 * across tiles. Then one snapshot per tile, one tile right after the
+	 * other, as on ESP.
+	 */
+	for (t = 0; t < S.ntiles && !ret; t++)
+		if (need[t])
+			ret = espmon_open_tile(t);
 	for (t = 0; t < S.ntiles && !ret; t++)
 		if (need[t])
 			ret = espmon_read_tile(t);
@@ -641,7 +679,7 @@ unsigned int espmon_monitor(const struct espmon_layout *l, esp_monitor_args_t ar
 	unsigned int ret;
 
 	pthread_mutex_lock(&espmon_lock);
-	espmon_err = 0;
+	espmon_ok();
 	ret = espmon_monitor_locked(l, args, vals);
 	pthread_mutex_unlock(&espmon_lock);
 	return ret;
@@ -665,7 +703,7 @@ void espmon_diff(const struct espmon_layout *l, const void *start, const void *e
 	unsigned int *pd;
 	size_t i, n;
 
-	espmon_err = 0;
+	espmon_ok();
 	if (!espmon_layout_ok(l)) {
 		espmon_fail(EINVAL, REP_INVAL, "esp_monitor_vals_t layout mismatch");
 		return;
@@ -814,7 +852,7 @@ void espmon_print(const struct espmon_layout *l, const esp_monitor_args_t *args,
 		  const void *vals, FILE *fp, int file)
 {
 	pthread_mutex_lock(&espmon_lock);
-	espmon_err = 0;
+	espmon_ok();
 	espmon_print_locked(l, args, vals, fp, file);
 	pthread_mutex_unlock(&espmon_lock);
 }
@@ -823,7 +861,7 @@ void *espmon_vals_alloc(const struct espmon_layout *l)
 {
 	struct espmon_alloc *a;
 
-	espmon_err = 0;
+	espmon_ok();
 	if (!espmon_layout_ok(l)) {
 		espmon_fail(EINVAL, REP_INVAL, "esp_monitor_vals_t layout mismatch");
 		return NULL;
@@ -852,7 +890,7 @@ void esp_monitor_free(void)
 	}
 	S.allocs = NULL;
 	pthread_mutex_unlock(&espmon_lock);
-	espmon_err = 0;
+	espmon_ok();
 }
 
 int esp_monitor_select(const char *pmu)
@@ -860,7 +898,7 @@ int esp_monitor_select(const char *pmu)
 	int ret;
 
 	pthread_mutex_lock(&espmon_lock);
-	espmon_err = 0;
+	espmon_ok();
 	espmon_forget();
 	snprintf(S.select, sizeof(S.select), "%s", pmu ? pmu : "");
 	ret = espmon_discover();
@@ -873,13 +911,18 @@ int esp_monitor_error(void)
 	return espmon_err;
 }
 
+const char *esp_monitor_errmsg(void)
+{
+	return espmon_msg;
+}
+
 const char *esp_monitor_strerror(int err)
 {
 	switch (-err) {
 	case 0:
 		return "success";
 	case ENODEV:
-		return "no ESP PMU (esp_<n>): is esp_pmu loaded?";
+		return "no ESP PMU (no esp_<n> in /sys/bus/event_source/devices: esp_pmu not loaded, or no ESP device)";
 	case EACCES:
 		return "permission denied: system-wide perf events need CAP_PERFMON or perf_event_paranoid <= 0";
 	case EOVERFLOW:

@@ -36,9 +36,10 @@
  * system-wide events; EINVAL: bad arguments; EOVERFLOW: SoC larger than
  * the header's limits; ...). In the SINGLE mode it returns the monitor's
  * value, 0 on error. esp_monitor_error() gives the last call's error as a
- * negative errno (0: success) in every mode, esp_monitor_strerror() a text.
- * The first occurrence of each error is also reported once on stderr
- * (unless $ESP_MONITOR_QUIET is set).
+ * negative errno (0: success) in every mode, esp_monitor_strerror() a text,
+ * esp_monitor_errmsg() the last call's error in full (what is missing, the
+ * value that is wrong). The first occurrence of each error is also reported
+ * once on stderr (unless $ESP_MONITOR_QUIET is set).
  *
  * Differences from ESP's library, all fixes: sub_monitor_vals() returns
  * (uint32_t)(end - start) (ESP's is one short after a wrap); the 64-bit
@@ -189,6 +190,7 @@ void esp_monitor_free(void);
 int esp_monitor_select(const char *pmu);	/* "esp_1"; NULL: the default */
 int esp_monitor_error(void);			/* last call: 0 or -errno */
 const char *esp_monitor_strerror(int err);	/* err: as esp_monitor_error() */
+const char *esp_monitor_errmsg(void);		/* last call: its error in full, or "" */
 
 /*
  * Implementation: the functions above are compiled in the library against

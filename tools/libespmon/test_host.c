@@ -111,6 +111,10 @@ TEST(no_pmu)
 	esp_monitor_free();
 	EXPECT_EQ((unsigned int)ENODEV, esp_monitor(args, &vals));
 	EXPECT_EQ(-ENODEV, esp_monitor_error());
+	/* the full message: where it looked, and why there is nothing */
+	EXPECT_NE(NULL, strstr(esp_monitor_errmsg(), "no ESP PMU: no esp_<n> in /tmp/espmon_empty_"));
+	EXPECT_NE(NULL, strstr(esp_monitor_errmsg(), access("/sys/module/esp_pmu", F_OK) ?
+			       "esp_pmu is not loaded" : "esp_pmu is loaded but has no device"));
 	args.read_mode = ESP_MON_READ_MANY;
 	args.read_mask = 1 << ESP_MON_READ_DDR_ACCESSES;
 	EXPECT_EQ((unsigned int)ENODEV, esp_monitor(args, &vals));
@@ -118,7 +122,13 @@ TEST(no_pmu)
 	EXPECT_EQ(0u, esp_monitor(args, NULL));
 	EXPECT_EQ(-ENODEV, esp_monitor_error());
 	EXPECT_EQ(-ENODEV, esp_monitor_select("esp_7"));
+	EXPECT_NE(NULL, strstr(esp_monitor_errmsg(), "esp_7: no ESP PMU of that name"));
 	EXPECT_NE(NULL, strstr(esp_monitor_strerror(-ENODEV), "esp_pmu"));
+	EXPECT_EQ(NULL, strstr(esp_monitor_strerror(-ENODEV), "is esp_pmu loaded?"));
+	/* a call that succeeds clears it */
+	EXPECT_NE(NULL, esp_monitor_vals_alloc());
+	EXPECT_EQ(0, esp_monitor_error());
+	EXPECT_STREQ("", esp_monitor_errmsg());
 	esp_monitor_select(NULL);
 	esp_monitor_free();
 	rmdir(dir);

@@ -727,7 +727,7 @@ int cmd_decode(int argc, char **argv)
 	struct spf_decode_result res;
 	struct ctx *c;
 	int opt, srcbits = -1, fd, ret = 1;
-	bool by_src = false, bias_set = false;
+	bool by_src = false, bias_set = false, where_set = false;
 	uint64_t bias = 0;
 	struct stat st;
 	void *map;
@@ -765,11 +765,13 @@ int cmd_decode(int argc, char **argv)
 			c->channel = (unsigned int)strtoul(optarg, NULL, 0);
 			if (c->channel >= SPF_NR_CHANNELS)
 				goto bad;
+			where_set = true;
 			break;
 		case 's':
 			srcbits = atoi(optarg);
 			if (srcbits < 0 || srcbits > NEXUS_MAX_SRCBITS)
 				goto bad;
+			where_set = true;
 			break;
 		case 'S':
 			by_src = true;
@@ -878,6 +880,17 @@ int cmd_decode(int argc, char **argv)
 			"before the trace, %" PRIu64 " record(s) without a timestamp\n",
 			c->unmatched_exits, c->no_ts);
 	ret = 0;
+	/* Random bytes make Nexus messages too: what makes a trace is perf data */
+	if (!res.perf.headers && !res.perf.records) {
+		if (!st.st_size)
+			fprintf(stderr, "sifive-perf decode: %s: empty file, not a trace\n", file);
+		else
+			fprintf(stderr, "sifive-perf decode: %s: not a SiFive perf trace: no perf "
+				"header or record on ITC channel %u with srcbits %d%s\n", file,
+				c->channel, srcbits, where_set ?
+				" (are --channel and --srcbits right?)" : "");
+		ret = 1;
+	}
 	if (c->out != stdout && fclose(c->out)) {
 		fprintf(stderr, "sifive-perf decode: %s: %s\n", outpath, strerror(errno));
 		ret = 1;

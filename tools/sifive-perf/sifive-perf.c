@@ -154,7 +154,12 @@ static int cmd_record_run(char **cmd, const char *mode, const char *events, int 
 			return 1;
 		}
 	}
-	unlink(out);
+	/* A file left from before would pass for the new trace */
+	if (unlink(out) && errno != ENOENT) {
+		fprintf(stderr, "sifive-perf record: cannot remove the old %s: %s\n", output,
+			strerror(errno));
+		return 1;
+	}
 
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;

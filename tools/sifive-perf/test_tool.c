@@ -382,6 +382,83 @@ static void test_decode(void)
 	unlink(out);
 }
 
+/* cmd_decode() with its stderr in @err */
+static int decode_stderr(int argc, char **argv, const char *err)
+{
+	int saved, ret;
+	FILE *f;
+
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	f = fopen(err, "w");
+	if (saved < 0 || !f) {
+		if (f)
+			fclose(f);
+		if (saved >= 0)
+			close(saved);
+		return -1;
+	}
+	dup2(fileno(f), STDERR_FILENO);
+	fclose(f);
+	ret = cmd_decode(argc, argv);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	return ret;
+}
+
+/* A file that is not a trace fails, and says why (issue 16) */
+static void test_decode_not_trace(void)
+{
+	char path[256], err[256], *s;
+	char *argv[] = { "decode", path, "-o", "/dev/null", NULL };
+	char *argv_ch[] = { "decode", path, "-o", "/dev/null", "-c", "7", NULL };
+	unsigned char buf[4096];
+	uint32_t x = 12345;
+	size_t i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/random.bin", tmpdir);
+	snprintf(err, sizeof(err), "%s/err", tmpdir);
+	for (i = 0; i < sizeof(buf); i++) {
+		x = x * 1103515245 + 12345;
+		buf[i] = (unsigned char)(x >> 16);
+	}
+	f = fopen(path, "w");
+	CHECK(f && fwrite(buf, 1, sizeof(buf), f) == sizeof(buf));
+	if (f)
+		fclose(f);
+	CHECK(decode_stderr(4, argv, err) == 1);
+	s = read_all(err);
+	CHECK(s && strstr(s, "random.bin: not a SiFive perf trace: no perf header or record"));
+	free(s);
+
+	/* an empty file */
+	f = fopen(path, "w");
+	if (f)
+		fclose(f);
+	CHECK(decode_stderr(4, argv, err) == 1);
+	s = read_all(err);
+	CHECK(s && strstr(s, "random.bin: empty file, not a trace"));
+	free(s);
+
+	/* a trace, read on the wrong channel */
+	snprintf(path, sizeof(path), "%s/trace.rtd", tmpdir);
+	make_trace(path);
+	CHECK(decode_stderr(4, argv, err) == 0);
+	CHECK(decode_stderr(6, argv_ch, err) == 1);
+	s = read_all(err);
+	CHECK(s && strstr(s, "no perf header or record on ITC channel 7 with srcbits") &&
+	      strstr(s, "(are --channel and --srcbits right?)"));
+	free(s);
+	if (getenv("KEEP"))
+		return;
+	unlink(path);
+	unlink(err);
+	snprintf(path, sizeof(path), "%s/random.bin", tmpdir);
+	unlink(path);
+}
+
 static void run(void (*fn)(void), const char *name)
 {
 	test_ok = true;
@@ -404,11 +481,12 @@ int main(void)
 		perror("mkdtemp");
 		return 1;
 	}
-	printf("TAP version 13\n1..4\n");
+	printf("TAP version 13\n1..5\n");
 	RUN(events);
 	RUN(elf);
 	RUN(elf_odd);
 	RUN(decode);
+	RUN(decode_not_trace);
 	events_cleanup();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	if (!getenv("KEEP") && system(cmd))

@@ -1,0 +1,102 @@
+#!/bin/bash
+# doccheck.sh TOP - checks of Documentation/, kselftest TAP output:
+#  - every .rst renders with docutils without a warning (rst2html
+#    --halt=warning; skipped without python3-docutils);
+#  - Documentation/sim.rst's "Model types" names every model type of
+#    drivers/sim (the types new_device accepts), and sim.rst names every
+#    debugfs file the models create;
+#  - the commands have man pages (tools/*/*.1), which groff -ww and man
+#    --warnings render without a warning and their tool's install rule
+#    installs in man1.
+set -uo pipefail
+top=$(cd "${1:?TOP}" && pwd)
+cd "$top" || exit 1
+
+n=0 pass=0 fail=0 skip=0
+ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n $1"; }
+not_ok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n $1"; }
+skip_test() { n=$((n + 1)); skip=$((skip + 1)); echo "ok $n $1 # SKIP $2"; }
+
+mapfile -t rsts < <(find Documentation -name '*.rst' | LC_ALL=C sort)
+mapfile -t types < <(awk '/^const struct socpmu_sim_type socpmu_sim_/ { on = 1 }
+	on && match($0, /\.name = "[^"]*"/) { print substr($0, RSTART + 9, RLENGTH - 10); on = 0 }' \
+	drivers/sim/*.c)
+# The "Model types" section of sim.rst: from its heading to the next heading
+models=$(awk '{ l[NR] = $0 } END {
+	for (i = 1; i <= NR; i++) {
+		if (l[i] == "Model types" && l[i + 1] ~ /^=+$/) { on = 1; i++; continue }
+		if (on && l[i] != "" && l[i + 1] ~ /^=+$/) exit
+		if (on) print l[i]
+	} }' Documentation/sim.rst)
+
+# Man pages: one for each command a user runs, every one lint-free
+required=(tools/tensix-perf/tensix-perf.1 tools/sifive-perf/sifive-perf.1
+	  tools/libespmon/esp-monitor.1)
+mapfile -t mans < <(find tools -name '*.1' | LC_ALL=C sort)
+
+echo "TAP version 13"
+echo "1..$((${#rsts[@]} + ${#types[@]} + 2 + 2 * ${#mans[@]}))"
+
+rst2html=$(command -v rst2html || command -v rst2html.py || true)
+for f in "${rsts[@]}"; do
+	if [[ -z $rst2html ]]; then
+		skip_test "$f renders without warnings" "no rst2html (apt-get install python3-docutils)"
+	elif out=$("$rst2html" --halt=warning "$f" 2>&1 >/dev/null); then
+		ok "$f renders without warnings"
+	else
+		not_ok "$f renders without warnings"
+		sed 's/^/#   /' <<<"$out"
+	fi
+done
+
+for t in "${types[@]}"; do
+	if grep -q "^\`\`$t\`\`\$" <<<"$models"; then
+		ok "sim.rst: model type $t is listed in \"Model types\""
+	else
+		not_ok "sim.rst: model type $t is listed in \"Model types\""
+	fi
+done
+
+missing=()
+while IFS= read -r f; do
+	grep -q -e "\`\`$f\`\`" -e "/debug/$f\$" Documentation/sim.rst || missing+=("$f")
+done < <(sed -n 's/.*debugfs_create_file("\([^"]*\)".*/\1/p' drivers/sim/*.c | sort -u)
+if ((${#missing[@]} == 0)); then
+	ok "sim.rst: every debugfs file of the models is described"
+else
+	not_ok "sim.rst: every debugfs file of the models is described"
+	echo "#   not in sim.rst: ${missing[*]}"
+fi
+
+absent=()
+for m in "${required[@]}"; do [[ -f $m ]] || absent+=("$m"); done
+if ((${#absent[@]} == 0)); then
+	ok "man pages: tensix-perf, sifive-perf, esp-monitor"
+else
+	not_ok "man pages: tensix-perf, sifive-perf, esp-monitor"
+	echo "#   missing: ${absent[*]}"
+fi
+
+for m in "${mans[@]}"; do
+	# groff's warnings (-ww) and man's own (--warnings) on stderr
+	out=$(groff -man -Tutf8 -ww -z "$m" 2>&1
+	      if command -v man >/dev/null; then
+		      MANWIDTH=80 man --warnings -E UTF-8 -l "$m" 2>&1 >/dev/null
+	      fi)
+	if [[ -z $out ]] && groff -man -Tutf8 -P-cbou "$m" 2>/dev/null | grep -q "^NAME"; then
+		ok "$m renders without warnings"
+	else
+		not_ok "$m renders without warnings"
+		sed 's/^/#   /' <<<"$out"
+	fi
+	d=$(dirname "$m")
+	if grep -Eq "install .*/$(basename "$m")( |\$)" "$d/Makefile" &&
+	   grep -Eq "man1/$(basename "$m")\$" "$d/Makefile"; then
+		ok "$m is installed by $d/Makefile (man1)"
+	else
+		not_ok "$m is installed by $d/Makefile (man1)"
+	fi
+done
+
+echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:$skip error:0"
+((fail == 0))
