@@ -801,6 +801,7 @@ static void tt_contention(struct tp_metric *m, const struct tp_ttdef *d, const s
 	for (int i = 0; i < TP_MAX_TERMS && d->num[i].k != 0.0; i++) {
 		double req, grant;
 
+		/* both calls, so that both inputs are listed: '|', not '||' */
 		if (!term_rate(m, c, &d->num[i], &req) | !term_rate(m, c, &d->den[i], &grant)) {
 			ok = false;
 			continue;
