@@ -39,6 +39,8 @@ enum fmt { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_SUMMARY };
 #define SAMPLE_ADDRS	512
 #define HOLD_RECORDS	65536	/* most records held back to find the bias */
 #define SYMCACHE	1024	/* symbol names cached, direct mapped */
+#define TEXT_BUF	65536	/* text output buffered before fwrite() */
+#define TEXT_LINE_MAX	(1024 + SPF_MAX_CNTRS * (EV_NAME_LEN + 32))
 
 struct symcache {
 	bool used;
@@ -93,6 +95,8 @@ struct ctx {
 	unsigned int channel;
 	bool by_src;
 	char names[SPF_MAX_CNTRS][EV_NAME_LEN];	/* of the header in force */
+	char text_pfx[SPF_MAX_CNTRS][EV_NAME_LEN + 4];	/* " [name=" */
+	unsigned int text_pfx_len[SPF_MAX_CNTRS];
 	uint32_t csv_mask;
 	bool csv_heading;
 	bool json_first;
@@ -116,6 +120,9 @@ struct ctx {
 	/* summary */
 	struct fstat *fstats;
 	size_t nfstats, fstats_cap;
+	/* text records not yet written (text_flush() before other output) */
+	size_t text_len;
+	char text_buf[TEXT_BUF];
 };
 
 static void usage_decode(void)
@@ -189,25 +196,43 @@ static inline char *put_str(char *p, const char *s, size_t n)
 	return p + n;
 }
 
+/* Two decimal digits each */
+static const char dec_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* printf's %llu */
 static inline char *put_u64(char *p, uint64_t v)
 {
-	char t[20];
-	unsigned int n = 0;
+	unsigned int n = 1;
+	uint64_t x = v;
+	char *q;
 
-	do {
-		t[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = t[--n];
-	return p;
+	while (x >= 100) {
+		x /= 100;
+		n += 2;
+	}
+	n += x >= 10;
+	q = p + n;
+	while (v >= 100) {
+		q -= 2;
+		memcpy(q, dec_pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10)
+		memcpy(q - 2, dec_pairs + 2 * v, 2);
+	else
+		q[-1] = (char)('0' + v);
+	return p + n;
 }
 
 /* printf's %#llx: "0" for 0, else "0x..." */
 static inline char *put_hex(char *p, uint64_t v)
 {
 	static const char digits[] = "0123456789abcdef";
-	unsigned int n = 16;
+	unsigned int n;
+	char *q;
 
 	if (!v) {
 		*p++ = '0';
@@ -215,15 +240,17 @@ static inline char *put_hex(char *p, uint64_t v)
 	}
 	*p++ = '0';
 	*p++ = 'x';
-	while (!(v >> 60)) {
-		v <<= 4;
-		n--;
-	}
-	while (n--) {
-		*p++ = digits[v >> 60];
-		v <<= 4;
-	}
-	return p;
+	n = (64 - __builtin_clzll(v) + 3) / 4;
+	for (q = p + n; q > p; v >>= 4)
+		*--q = digits[v & 15];
+	return p + n;
+}
+
+static void text_flush(struct ctx *c)
+{
+	if (c->text_len && c->out)
+		fwrite(c->text_buf, 1, c->text_len, c->out);
+	c->text_len = 0;
 }
 
 #define PUT_LIT(p, s)	put_str(p, s, sizeof(s) - 1)
@@ -233,17 +260,20 @@ static void text_record(struct ctx *c, const struct spf_record *r)
 	static const char *const text_names[SPF_NR_REC_TYPES] = {
 		"[Func Enter] ", "[Func Exit] ", "[Manual] ", "[ISR] ",
 	};
-	char line[1024 + SPF_MAX_CNTRS * (EV_NAME_LEN + 32)], *p = line;
+	static const unsigned int text_names_len[SPF_NR_REC_TYPES] = { 13, 12, 9, 6 };
 	unsigned int i, len;
 	const char *n;
+	char *p;
 
+	if (c->text_len > TEXT_BUF - TEXT_LINE_MAX)
+		text_flush(c);
+	p = c->text_buf + c->text_len;
 	*p++ = '[';
 	p = put_u64(p, r->src);
 	p = PUT_LIT(p, "] ");
 	p = put_u64(p, r->ts);
 	*p++ = ' ';
-	n = text_names[r->type];
-	p = put_str(p, n, strlen(n));
+	p = put_str(p, text_names[r->type], text_names_len[r->type]);
 	p = put_str(p, r->naddr == 2 ? "fn=" : "pc=", 3);
 	p = put_hex(p, r->addr[0]);
 	p = PUT_LIT(p, " <");
@@ -259,14 +289,12 @@ static void text_record(struct ctx *c, const struct spf_record *r)
 		*p++ = '>';
 	}
 	for (i = 0; i < r->nctr; i++) {
-		p = PUT_LIT(p, " [");
-		p = put_str(p, c->names[i], strlen(c->names[i]));
-		*p++ = '=';
+		p = put_str(p, c->text_pfx[i], c->text_pfx_len[i]);
 		p = put_u64(p, r->value[i]);
 		*p++ = ']';
 	}
 	*p++ = '\n';
-	fwrite(line, 1, p - line, c->out);
+	c->text_len = p - c->text_buf;
 }
 
 static void json_str(FILE *f, const char *s)
@@ -380,9 +408,13 @@ static int on_header(const struct spf_header *h, void *priv)
 	struct ctx *c = priv;
 	unsigned int i;
 
-	for (i = 0; i < h->nctr; i++)
+	text_flush(c);
+	for (i = 0; i < h->nctr; i++) {
 		event_def_name((int)h->def[i].type, h->def[i].code, h->def[i].event_data,
 			       c->names[i], sizeof(c->names[i]));
+		c->text_pfx_len[i] = (unsigned int)snprintf(c->text_pfx[i], sizeof(c->text_pfx[i]),
+							    " [%s=", c->names[i]);
+	}
 	switch (c->fmt) {
 	case FMT_TEXT:
 		fprintf(c->out, "[%u] %" PRIu64 " [Perf Header] [Stream=%u] [CountType=%s] "
@@ -569,6 +601,7 @@ static void on_error(const char *what, uint64_t offset, void *priv)
 /* The output's first lines (the text header line has the bias) */
 static void preamble(struct ctx *c)
 {
+	text_flush(c);
 	if (c->fmt == FMT_TEXT) {
 		fprintf(c->out, "# sifive-perf decode %s: %lld bytes, channel %u, srcbits %d",
 			c->file, c->size, c->channel, c->srcbits);
@@ -852,6 +885,7 @@ int cmd_decode(int argc, char **argv)
 		fprintf(stderr, "sifive-perf decode: out of memory\n");
 		goto out;
 	}
+	text_flush(c);
 	if (c->fmt == FMT_JSON) {
 		for (i = 0; i < c->ntracks; i++)
 			track_end(c, &c->tracks[i]);
@@ -884,6 +918,7 @@ int cmd_decode(int argc, char **argv)
 	}
 	c->out = NULL;
 out:
+	text_flush(c);
 	for (i = 0; i < c->nheld; i++) {
 		if (c->held[i].is_header)
 			free(c->held[i].h);
