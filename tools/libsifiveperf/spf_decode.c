@@ -36,7 +36,8 @@ static int spf_dec_batch(struct spf_decoder *dec, const struct nexus_dq *b, size
 {
 	const unsigned int channel = dec->channel;
 	const bool by_src = dec->by_src;
-	struct spf_key_state *k, *k0 = dec->keys[0];
+	struct spf_key_state *k = dec->keys[0];
+	bool fast = k && !k->held;	/* one stream: its state takes step_fast() */
 	uint64_t msgs = 0;
 	struct spf_dq dq;
 	size_t i;
@@ -51,8 +52,11 @@ static int spf_dec_batch(struct spf_decoder *dec, const struct nexus_dq *b, size
 			res->other_dq++;
 			continue;
 		}
-		k = by_src ? dec->keys[b[i].src % SPF_DEC_MAX_KEYS] : k0;
-		if (k && !k->held && (b[i].data != SPF_MARKER || b[i].width != SPF_W32) &&
+		if (by_src) {
+			k = dec->keys[b[i].src % SPF_DEC_MAX_KEYS];
+			fast = k && !k->held;
+		}
+		if (fast && (b[i].data != SPF_MARKER || b[i].width != SPF_W32) &&
 		    step_fast(dec, k, b[i].width, b[i].data, b[i].timestamp, b[i].offset,
 			      b[i].src, b[i].ts_valid, &ret)) {
 			msgs++;
@@ -72,7 +76,8 @@ static int spf_dec_batch(struct spf_decoder *dec, const struct nexus_dq *b, size
 		ret = spf_dec_msg(dec, &dq);
 		if (ret)
 			break;
-		k0 = dec->keys[0];
+		k = dec->keys[0];
+		fast = k && !k->held;
 	}
 	dec->stats.messages += msgs;
 	return ret;
