@@ -20,6 +20,7 @@
 #endif
 
 #define DQ_WIN		1024	/* bytes of the DQ fast path's window, at most */
+#define DQ_RUN_MAX_BYTES	10	/* all of SRC to the timestamp in 57 bits */
 #define DQ_WIN_MIN	64	/* ... at first (a run is often short in other traces) */
 
 struct nexus_decoder {
@@ -46,6 +47,13 @@ struct nexus_decoder {
 	 */
 	size_t win_len;
 	size_t win_next;		/* the next window's size */
+	/*
+	 * A DQ message's shape by the bytes in it that end a field (bit k:
+	 * byte k, from DQTAG's first byte on, the last one set): 0 if it does
+	 * not match the layout, else DQ_SHAPE_OK, whether a timestamp
+	 * follows, and the widths of DQTAG, DQDATA and the timestamp.
+	 */
+	uint32_t dq_shape[1u << DQ_RUN_MAX_BYTES];
 	uint8_t w_mdo[DQ_WIN * 6 / 8 + 16];
 	uint8_t w_fe[DQ_WIN / 8 + 8];
 	uint8_t w_me[DQ_WIN / 8 + 8];
@@ -573,8 +581,35 @@ static inline unsigned int win_map16(const uint8_t *map, unsigned int k)
 	return (unsigned int)(load64(map + k / 8) >> (k % 8)) & 0xffff;
 }
 
-#define DQ_RUN_MAX_BYTES	10	/* all of SRC to the timestamp in 57 bits */
 #define DQ_MIN_BYTES		3	/* TCODE, DQTAG, DQDATA */
+
+#define DQ_SHAPE_OK	(1u << 31)
+#define DQ_SHAPE_TS	(1u << 30)
+
+static void dq_shapes(struct nexus_decoder *d)
+{
+	const unsigned int tag_pos = NEXUS_TCODE_BITS + d->cfg.srcbits;
+	unsigned int ends, n, k1, k2, e;
+
+	for (ends = 1; ends < ARRAY_SIZE(d->dq_shape); ends++) {
+		n = 32 - __builtin_clz(ends);	/* the last byte ends the message */
+		if (ends & ((1u << tag_pos / NEXUS_MDO_BITS) - 1))
+			continue;		/* not a possible index */
+		e = ends;
+		k1 = __builtin_ctz(e);
+		e &= e - 1;
+		if (!e)
+			continue;		/* DQTAG ends the message */
+		k2 = __builtin_ctz(e);
+		e &= e - 1;
+		if (e & (e - 1))
+			continue;		/* more than a timestamp after DQDATA */
+		d->dq_shape[ends] = DQ_SHAPE_OK | (e ? DQ_SHAPE_TS : 0) |
+				    (NEXUS_MDO_BITS * (k1 + 1) - tag_pos) |
+				    NEXUS_MDO_BITS * (k2 - k1) << 8 |
+				    NEXUS_MDO_BITS * (n - 1 - k2) << 16;
+	}
+}
 
 /*
  * Batch mode: the Data Acquisition Messages from @*pp on, one after the
@@ -595,7 +630,7 @@ static void nexus_dq_run(struct nexus_decoder *d, const uint8_t **pp, const uint
 	const uint8_t *p = *pp;
 	struct nexus_dq *dq = d->dq_out + d->dq_n;
 	size_t len = (size_t)(end - p), room = d->dq_max - d->dq_n;
-	unsigned int i = 0, e, n, ends, k1, k2, src, l1, l2, lim, w, nw;
+	unsigned int i = 0, e, n, shape, src, l1, l2, lim, w, nw;
 	uint64_t pos = d->pos, v, ts, me;
 	bool stopped = true;
 
@@ -620,30 +655,25 @@ static void nexus_dq_run(struct nexus_decoder *d, const uint8_t **pp, const uint
 			if (p[i] != DQ_BYTE0 || n > DQ_RUN_MAX_BYTES)
 				goto out;
 			/* the bytes that end a field, from the one DQTAG starts in to the last */
-			ends = win_map16(d->w_fe, i) & ((2u << (n - 1)) - 1) & tag_mask;
-			k1 = __builtin_ctz(ends | 1u << 16);
-			ends &= ends - 1;
-			if (!ends)
-				goto out;	/* DQTAG ends the message, or no DQTAG */
-			k2 = __builtin_ctz(ends);
-			ends &= ends - 1;
-			if (ends & (ends - 1))
-				goto out;	/* more than a timestamp after DQDATA */
+			shape = d->dq_shape[win_map16(d->w_fe, i) & (unsigned int)mask64[n] &
+					    tag_mask];
+			if (!shape)
+				goto out;
 			/* SRC to the end of the message: at most 54 bits */
 			v = win_bits(d, NEXUS_MDO_BITS * i + NEXUS_TCODE_BITS);
 			src = (unsigned int)(v & src_mask);
 			v >>= srcbits;
-			l1 = NEXUS_MDO_BITS * (k1 + 1) - tag_pos;
-			l2 = NEXUS_MDO_BITS * (k2 - k1);
+			l1 = shape & 0xff;
+			l2 = shape >> 8 & 0xff;
 			dq->offset = pos + i;
 			dq->src = (uint16_t)src;
 			dq->tag = (uint32_t)(v & mask64[l1]);
 			v >>= l1;
 			dq->data = (uint32_t)(v & mask64[l2]);
 			v >>= l2;
-			ts = v & mask64[NEXUS_MDO_BITS * (n - 1 - k2)];
+			ts = v & mask64[shape >> 16 & 0xff];
 			dq->width = (uint8_t)dq_widths[dq->tag % 4];
-			if (ends && d->ts_known[src]) {
+			if ((shape & DQ_SHAPE_TS) && d->ts_known[src]) {
 				d->last_ts[src] ^= ts;
 				dq->ts_valid = true;
 				dq->timestamp = d->last_ts[src];
@@ -771,6 +801,7 @@ struct nexus_decoder *nexus_decoder_new(const struct nexus_config *cfg, nexus_ms
 	d->cb = cb;
 	d->priv = priv;
 	d->sync = cfg->resync;
+	dq_shapes(d);
 	return d;
 }
 
