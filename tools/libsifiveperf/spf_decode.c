@@ -31,11 +31,11 @@ static int count_other_msg(const struct nexus_msg *m, void *priv)
  * a record, no marker held or seen) by step_fast() inline, the others by
  * spf_dec_msg().
  */
-static int spf_dec_batch(struct spf_decoder *dec, const struct nexus_dq *b, size_t n,
-			 struct spf_decode_result *res)
+static inline __attribute__((always_inline)) int
+spf_dec_batch_loop(struct spf_decoder *dec, const struct nexus_dq *b, size_t n,
+		   struct spf_decode_result *res, const bool by_src)
 {
 	const unsigned int channel = dec->channel;
-	const bool by_src = dec->by_src;
 	struct spf_key_state *k = dec->keys[0];
 	bool fast = k && !k->held;	/* one stream: its state takes step_fast() */
 	uint64_t msgs = 0;
@@ -81,6 +81,15 @@ static int spf_dec_batch(struct spf_decoder *dec, const struct nexus_dq *b, size
 	}
 	dec->stats.messages += msgs;
 	return ret;
+}
+
+/* The same loop for one stream or a state per SRC */
+static int spf_dec_batch(struct spf_decoder *dec, const struct nexus_dq *b, size_t n,
+			 struct spf_decode_result *res)
+{
+	if (dec->by_src)
+		return spf_dec_batch_loop(dec, b, n, res, true);
+	return spf_dec_batch_loop(dec, b, n, res, false);
 }
 
 int spf_decode_buffer(const void *buf, size_t len, unsigned int srcbits, unsigned int channel,
