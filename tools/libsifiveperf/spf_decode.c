@@ -145,34 +145,41 @@ struct guess {
 	int err;
 };
 
-static int guess_msg(const struct nexus_msg *m0, void *priv)
+static int guess_msg(const struct nexus_msg *m, void *priv)
 {
+	struct nexus_dq dq[GUESS_MAX_BITS + 1];
 	struct guess *g = priv;
 	struct nexus_msg mb;
-	const struct nexus_msg *m;
-	unsigned int bits;
-	struct spf_dq dq;
+	unsigned int bits, valid = 0;
+	struct spf_dq sdq;
 
-	for (bits = 0; bits <= GUESS_MAX_BITS; bits++) {
-		if (bits) {
-			nexus_parse_as(m0, bits, &mb);
-			m = &mb;
-		} else {
-			m = m0;		/* the decoder's own width is 0 */
+	if (m->tcode == NEXUS_TCODE_DATA_ACQUISITION) {
+		/* TCODE comes before SRC: the same under every width */
+		valid = nexus_parse_dq_widths(m, GUESS_MAX_BITS, dq);
+	} else {
+		for (bits = 0; bits <= GUESS_MAX_BITS; bits++) {
+			if (bits)
+				nexus_parse_as(m, bits, &mb);
+			/* the decoder's own width is 0 */
+			valid |= (bits ? mb.valid : m->valid) << bits;
+			dq[bits].width = 0;
 		}
-		if (!m->valid)
+	}
+	for (bits = 0; bits <= GUESS_MAX_BITS; bits++) {
+		if (!(valid & 1u << bits)) {
 			g->invalid[bits]++;
-		if (m->tcode != NEXUS_TCODE_DATA_ACQUISITION || !m->valid || !m->dq.width ||
-		    m->dq.channel != g->dec[bits].channel)
 			continue;
-		dq.offset = m->offset;
-		dq.src = m->src;
-		dq.channel = m->dq.channel;
-		dq.width = m->dq.width;
-		dq.value = m->dq.data;
-		dq.ts_valid = false;	/* timestamps do not matter here */
-		dq.ts = 0;
-		if (spf_dec_msg_inline(&g->dec[bits], &dq))
+		}
+		if (!dq[bits].width || dq[bits].tag / 4 != g->dec[bits].channel)
+			continue;
+		sdq.offset = dq[bits].offset;
+		sdq.src = dq[bits].src;
+		sdq.channel = g->dec[bits].channel;
+		sdq.width = dq[bits].width;
+		sdq.value = dq[bits].data;
+		sdq.ts_valid = false;	/* timestamps do not matter here */
+		sdq.ts = 0;
+		if (spf_dec_msg_inline(&g->dec[bits], &sdq))
 			g->err = -1;	/* out of memory */
 	}
 	return 0;

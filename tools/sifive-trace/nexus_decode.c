@@ -819,6 +819,64 @@ void nexus_parse_as(const struct nexus_msg *m, unsigned int srcbits, struct nexu
 	nexus_parse(srcbits, raw, out);
 }
 
+unsigned int nexus_parse_dq_widths(const struct nexus_msg *m, unsigned int max_srcbits,
+				   struct nexus_dq *out)
+{
+	unsigned int bits, n = m->len, pos, all, ends, k1, k2, ok = 0;
+	uint64_t lo, hi, d0, d1, tag;
+	struct nexus_msg g;
+
+	if (max_srcbits > NEXUS_MAX_SRCBITS)
+		max_srcbits = NEXUS_MAX_SRCBITS;
+	if (n > 16 || m->raw[0] != DQ_BYTE0) {
+		for (bits = 0; bits <= max_srcbits; bits++) {
+			nexus_parse_as(m, bits, &g);
+			if (!g.valid || g.tcode != NEXUS_TCODE_DATA_ACQUISITION)
+				continue;
+			out[bits] = (struct nexus_dq){
+				.offset = m->offset, .tag = g.dq.tag, .data = g.dq.data,
+				.src = (uint16_t)g.src, .width = (uint8_t)g.dq.width,
+			};
+			ok |= 1u << bits;
+		}
+		return ok;
+	}
+	/*
+	 * dq_parse16() under each width: the MSEO and MDO bits are the same
+	 * (a callback's message has 16 bytes readable)
+	 */
+	lo = load64(m->raw);
+	hi = load64(m->raw + 8);
+	all = (gather8((lo | lo >> 1) & ONES) | gather8((hi | hi >> 1) & ONES) << 8) &
+	      ((2u << (n - 1)) - 1);
+	d0 = mdo48(lo);
+	d1 = mdo48(hi);
+	for (bits = 0; bits <= max_srcbits; bits++) {
+		pos = NEXUS_TCODE_BITS + bits;
+		if (pos / NEXUS_MDO_BITS >= n)
+			continue;
+		ends = all & (~0u << pos / NEXUS_MDO_BITS);
+		k1 = __builtin_ctz(ends);
+		ends &= ends - 1;
+		if (!ends)
+			continue;
+		k2 = __builtin_ctz(ends);
+		ends &= ends - 1;
+		if (ends & (ends - 1))
+			continue;
+		tag = bits96(d0, d1, pos, NEXUS_MDO_BITS * (k1 + 1) - pos);
+		out[bits] = (struct nexus_dq){
+			.offset = m->offset, .tag = (uint32_t)tag,
+			.data = (uint32_t)bits96(d0, d1, NEXUS_MDO_BITS * (k1 + 1),
+						 NEXUS_MDO_BITS * (k2 - k1)),
+			.src = (uint16_t)((d0 >> NEXUS_TCODE_BITS) & ((1u << bits) - 1)),
+			.width = (uint8_t)dq_widths[tag % 4],
+		};
+		ok |= 1u << bits;
+	}
+	return ok;
+}
+
 void nexus_decoder_free(struct nexus_decoder *d)
 {
 	free(d);

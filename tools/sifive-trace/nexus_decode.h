@@ -131,11 +131,19 @@ void nexus_decoder_reset(struct nexus_decoder *d, bool resync);
 const struct nexus_stats *nexus_decoder_stats(const struct nexus_decoder *d);
 
 /*
- * @m (a message a callback got) parsed again as if the SRC field were
+ * @m (a message a callback got, during the callback) parsed again as if the SRC field were
  * @srcbits wide: layout, fields, validity, without timestamps
  * (@ts_valid false). To compare SRC widths on the same messages in one pass.
  */
 void nexus_parse_as(const struct nexus_msg *m, unsigned int srcbits, struct nexus_msg *out);
+/*
+ * The same for a Data Acquisition Message (TCODE 7) under every SRC width
+ * from 0 to @max_srcbits at once, in short: bit k of the result set (and
+ * @out[k] filled, without a timestamp) if it matches the layout with a
+ * SRC field of k bits.
+ */
+unsigned int nexus_parse_dq_widths(const struct nexus_msg *m, unsigned int max_srcbits,
+				   struct nexus_dq *out);
 
 const char *nexus_tcode_name(unsigned int tcode);
 int nexus_format_msg(const struct nexus_msg *msg, char *buf, size_t size);
