@@ -179,6 +179,24 @@ static const char *symname_len(struct ctx *c, uint64_t addr, unsigned int *len)
 	return e->name;
 }
 
+/*
+ * The symbol name of @addr into the text line at @p. Names from the cache
+ * (all but the longest) are copied in one fixed-size piece, the line has
+ * the room.
+ */
+static inline char *put_sym(char *p, struct ctx *c, uint64_t addr)
+{
+	unsigned int len;
+	const char *n = symname_len(c, addr, &len);
+	const struct symcache *e = &c->sym[(addr >> 1 ^ addr >> 11) % SYMCACHE];
+
+	if (n == e->name)
+		memcpy(p, e->name, sizeof(e->name));
+	else
+		memcpy(p, n, len);
+	return p + len;
+}
+
 static const char *symname(struct ctx *c, uint64_t addr, char *buf, size_t size)
 {
 	unsigned int len;
@@ -202,28 +220,41 @@ static const char dec_pairs[201] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-/* printf's %llu */
+/* printf's %llu: the number of digits first, then two at a time from the last */
 static inline char *put_u64(char *p, uint64_t v)
 {
-	unsigned int n = 1;
-	uint64_t x = v;
+	static const uint64_t pow10[20] = {
+		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+		100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL,
+		1000000000000ULL, 10000000000000ULL, 100000000000000ULL,
+		1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+		1000000000000000000ULL, 10000000000000000000ULL,
+	};
+	/* digits: about bits * log10(2), one more if it reaches the next power */
+	unsigned int n = (64 - __builtin_clzll(v | 1)) * 1233 >> 12;
 	char *q;
 
-	while (x >= 100) {
-		x /= 100;
-		n += 2;
-	}
-	n += x >= 10;
+	uint32_t w, r;
+
+	n += n < 20 && v >= pow10[n];
+	n += !n;
 	q = p + n;
-	while (v >= 100) {
-		q -= 2;
-		memcpy(q, dec_pairs + 2 * (v % 100), 2);
-		v /= 100;
+	/* 64-bit divisions only for the digits above the low 32 bits' */
+	while (v >> 32) {
+		r = (uint32_t)(v % 10000);
+		v /= 10000;
+		q -= 4;
+		memcpy(q, dec_pairs + 2 * (r / 100), 2);
+		memcpy(q + 2, dec_pairs + 2 * (r % 100), 2);
 	}
-	if (v >= 10)
-		memcpy(q - 2, dec_pairs + 2 * v, 2);
+	for (w = (uint32_t)v; w >= 100; w /= 100) {
+		q -= 2;
+		memcpy(q, dec_pairs + 2 * (w % 100), 2);
+	}
+	if (w >= 10)
+		memcpy(q - 2, dec_pairs + 2 * w, 2);
 	else
-		q[-1] = (char)('0' + v);
+		q[-1] = (char)('0' + w);
 	return p + n;
 }
 
@@ -241,8 +272,13 @@ static inline char *put_hex(char *p, uint64_t v)
 	*p++ = '0';
 	*p++ = 'x';
 	n = (64 - __builtin_clzll(v) + 3) / 4;
-	for (q = p + n; q > p; v >>= 4)
-		*--q = digits[v & 15];
+	for (q = p + n; q > p + 1; v >>= 8) {
+		q -= 2;
+		q[0] = digits[v >> 4 & 15];
+		q[1] = digits[v & 15];
+	}
+	if (q > p)
+		q[-1] = digits[v & 15];
 	return p + n;
 }
 
@@ -261,8 +297,7 @@ static void text_record(struct ctx *c, const struct spf_record *r)
 		"[Func Enter] ", "[Func Exit] ", "[Manual] ", "[ISR] ",
 	};
 	static const unsigned int text_names_len[SPF_NR_REC_TYPES] = { 13, 12, 9, 6 };
-	unsigned int i, len;
-	const char *n;
+	unsigned int i;
 	char *p;
 
 	if (c->text_len > TEXT_BUF - TEXT_LINE_MAX)
@@ -277,19 +312,19 @@ static void text_record(struct ctx *c, const struct spf_record *r)
 	p = put_str(p, r->naddr == 2 ? "fn=" : "pc=", 3);
 	p = put_hex(p, r->addr[0]);
 	p = PUT_LIT(p, " <");
-	n = symname_len(c, r->addr[0], &len);
-	p = put_str(p, n, len);
+	p = put_sym(p, c, r->addr[0]);
 	*p++ = '>';
 	if (r->naddr == 2) {
 		p = r->type == SPF_REC_FUNC_ENTER ? PUT_LIT(p, " from=") : PUT_LIT(p, " to=");
 		p = put_hex(p, r->addr[1]);
 		p = PUT_LIT(p, " <");
-		n = symname_len(c, r->addr[1], &len);
-		p = put_str(p, n, len);
+		p = put_sym(p, c, r->addr[1]);
 		*p++ = '>';
 	}
 	for (i = 0; i < r->nctr; i++) {
-		p = put_str(p, c->text_pfx[i], c->text_pfx_len[i]);
+		/* the whole array: a fixed size is a few moves, the line has the room */
+		memcpy(p, c->text_pfx[i], sizeof(c->text_pfx[i]));
+		p += c->text_pfx_len[i];
 		p = put_u64(p, r->value[i]);
 		*p++ = ']';
 	}
