@@ -5,7 +5,8 @@
  * The Nexus decoder hands the Data Acquisition Messages over in batches
  * (nexus_decode_dq()), and the record decoder's state machine runs on
  * them inline (spf_dec_sm.h): no call, copy or struct nexus_msg per
- * message on the common path.
+ * message on the common path. (When a callback stops the decoding, the
+ * Nexus stats also count the rest of that batch.)
  */
 #include <string.h>
 

@@ -96,7 +96,7 @@ typedef int (*nexus_msg_cb)(const struct nexus_msg *msg, void *priv);
 struct nexus_dq {
 	uint64_t offset;	/* stream offset of its first byte */
 	uint64_t timestamp;	/* valid if @ts_valid */
-	uint32_t tag;		/* DQTAG: ITC channel tag / 4 */
+	uint32_t tag;		/* DQTAG: the ITC channel is tag / 4 */
 	uint32_t data;		/* DQDATA */
 	uint16_t src;
 	uint8_t width;		/* 32, 16 or 8 bits (by tag % 4), 0 if unknown */
@@ -131,9 +131,10 @@ void nexus_decoder_reset(struct nexus_decoder *d, bool resync);
 const struct nexus_stats *nexus_decoder_stats(const struct nexus_decoder *d);
 
 /*
- * @m (a message a callback got, during the callback) parsed again as if the SRC field were
- * @srcbits wide: layout, fields, validity, without timestamps
- * (@ts_valid false). To compare SRC widths on the same messages in one pass.
+ * @m (a message a callback got, during the callback) parsed again as if
+ * the SRC field were @srcbits wide: layout, fields, validity, without
+ * timestamps (@ts_valid false). To compare SRC widths on the same messages
+ * in one pass.
  */
 void nexus_parse_as(const struct nexus_msg *m, unsigned int srcbits, struct nexus_msg *out);
 /*
