@@ -232,9 +232,8 @@ static inline char *put_u64(char *p, uint64_t v)
 	};
 	/* digits: about bits * log10(2), one more if it reaches the next power */
 	unsigned int n = (64 - __builtin_clzll(v | 1)) * 1233 >> 12;
-	char *q;
-
 	uint32_t w, r;
+	char *q;
 
 	n += n < 20 && v >= pow10[n];
 	n += !n;
