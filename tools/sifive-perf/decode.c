@@ -58,7 +58,7 @@ struct held {
 			unsigned int type, naddr, nctr, stream, key, src;
 			bool ts_valid;
 			uint64_t addr[2], ts, end_ts;
-			uint64_t *value;
+			size_t value;	/* its counters' values: in held_vals from here */
 		} r;
 	};
 };
@@ -112,6 +112,8 @@ struct ctx {
 	bool holding;
 	struct held *held;
 	size_t nheld, held_cap, held_records;
+	uint64_t *held_vals;	/* the held records' counter values, one after the other */
+	size_t nheld_vals, held_vals_cap;
 	const char *file, *elfpath;
 	long long size;
 	int srcbits;
@@ -681,8 +683,7 @@ static int release(struct ctx *c)
 				.addr = { e->r.addr[0], e->r.addr[1] },
 			};
 
-			memcpy(r.value, e->r.value, e->r.nctr * sizeof(r.value[0]));
-			free(e->r.value);
+			memcpy(r.value, c->held_vals + e->r.value, e->r.nctr * sizeof(r.value[0]));
 			if (!ret)
 				ret = on_record(&r, c);
 		}
@@ -690,6 +691,9 @@ static int release(struct ctx *c)
 	free(c->held);
 	c->held = NULL;
 	c->nheld = c->held_cap = 0;
+	free(c->held_vals);
+	c->held_vals = NULL;
+	c->nheld_vals = c->held_vals_cap = 0;
 	return ret;
 }
 
@@ -755,12 +759,20 @@ static int hold_record(const struct spf_record *r, void *priv)
 	e->r.end_ts = r->end_ts;
 	e->r.addr[0] = r->addr[0];
 	e->r.addr[1] = r->addr[1];
-	e->r.value = malloc(r->nctr * sizeof(uint64_t) + 1);
-	if (!e->r.value) {
-		c->nheld--;
-		return -ENOMEM;
+	if (c->held_vals_cap - c->nheld_vals < r->nctr) {
+		size_t cap = c->held_vals_cap ? c->held_vals_cap * 2 : 8192;
+		uint64_t *p = realloc(c->held_vals, cap * sizeof(*p));
+
+		if (!p) {
+			c->nheld--;
+			return -ENOMEM;
+		}
+		c->held_vals = p;
+		c->held_vals_cap = cap;
 	}
-	memcpy(e->r.value, r->value, r->nctr * sizeof(uint64_t));
+	e->r.value = c->nheld_vals;
+	memcpy(c->held_vals + c->nheld_vals, r->value, r->nctr * sizeof(uint64_t));
+	c->nheld_vals += r->nctr;
 	if ((c->nstarts == SAMPLE_ADDRS && c->npcs == SAMPLE_ADDRS) ||
 	    ++c->held_records == HOLD_RECORDS)
 		return release(c);
@@ -953,13 +965,11 @@ int cmd_decode(int argc, char **argv)
 	c->out = NULL;
 out:
 	text_flush(c);
-	for (i = 0; i < c->nheld; i++) {
+	for (i = 0; i < c->nheld; i++)
 		if (c->held[i].is_header)
 			free(c->held[i].h);
-		else
-			free(c->held[i].r.value);
-	}
 	free(c->held);
+	free(c->held_vals);
 	if (c->out && c->out != stdout)
 		fclose(c->out);
 	if (map)
