@@ -415,13 +415,6 @@ step_fast(struct spf_decoder *d, struct spf_key_state *k, unsigned int width, ui
 		rec_start_at(k, value, offset, src, ts_valid, ts);
 		return true;
 	}
-	if (k->state == S_SYNC) {
-		/* looking for a header (a stream of other harts' records, or noise) */
-		if (width == SPF_W32 && value == SPF_MARKER)
-			return false;
-		d->stats.skipped++;
-		return true;
-	}
 	return false;
 }
 

@@ -57,13 +57,20 @@ spf_dec_batch_loop(struct spf_decoder *dec, const struct nexus_dq *b, size_t n,
 			k = dec->keys[b[i].src % SPF_DEC_MAX_KEYS];
 			fast = k && !k->held;
 		}
-		if (fast && (b[i].data != SPF_MARKER || b[i].width != SPF_W32) &&
-		    step_fast(dec, k, b[i].width, b[i].data, b[i].timestamp, b[i].offset,
-			      b[i].src, b[i].ts_valid, &ret)) {
-			msgs++;
-			if (ret)
-				break;
-			continue;
+		if (fast && (b[i].data != SPF_MARKER || b[i].width != SPF_W32)) {
+			if (step_fast(dec, k, b[i].width, b[i].data, b[i].timestamp, b[i].offset,
+				      b[i].src, b[i].ts_valid, &ret)) {
+				msgs++;
+				if (ret)
+					break;
+				continue;
+			}
+			if (k->state == S_SYNC) {
+				/* what step_slow() does while looking for a header */
+				dec->stats.skipped++;
+				msgs++;
+				continue;
+			}
 		}
 		dq.offset = b[i].offset;
 		dq.src = b[i].src;
