@@ -39,6 +39,8 @@ enum fmt { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_SUMMARY };
 #define SAMPLE_ADDRS	512
 #define HOLD_RECORDS	65536	/* most records held back to find the bias */
 #define SYMCACHE	1024	/* symbol names cached, direct mapped */
+#define TEXT_BUF	65536	/* text output buffered before fwrite() */
+#define TEXT_LINE_MAX	(1024 + SPF_MAX_CNTRS * (EV_NAME_LEN + 32))
 
 struct symcache {
 	bool used;
@@ -56,7 +58,7 @@ struct held {
 			unsigned int type, naddr, nctr, stream, key, src;
 			bool ts_valid;
 			uint64_t addr[2], ts, end_ts;
-			uint64_t *value;
+			size_t value;	/* its counters' values: in held_vals from here */
 		} r;
 	};
 };
@@ -93,6 +95,8 @@ struct ctx {
 	unsigned int channel;
 	bool by_src;
 	char names[SPF_MAX_CNTRS][EV_NAME_LEN];	/* of the header in force */
+	char text_pfx[SPF_MAX_CNTRS][EV_NAME_LEN + 4];	/* " [name=" */
+	unsigned int text_pfx_len[SPF_MAX_CNTRS];
 	uint32_t csv_mask;
 	bool csv_heading;
 	bool json_first;
@@ -108,6 +112,8 @@ struct ctx {
 	bool holding;
 	struct held *held;
 	size_t nheld, held_cap, held_records;
+	uint64_t *held_vals;	/* the held records' counter values, one after the other */
+	size_t nheld_vals, held_vals_cap;
 	const char *file, *elfpath;
 	long long size;
 	int srcbits;
@@ -116,6 +122,9 @@ struct ctx {
 	/* summary */
 	struct fstat *fstats;
 	size_t nfstats, fstats_cap;
+	/* text records not yet written (text_flush() before other output) */
+	size_t text_len;
+	char text_buf[TEXT_BUF];
 };
 
 static void usage_decode(void)
@@ -172,6 +181,24 @@ static const char *symname_len(struct ctx *c, uint64_t addr, unsigned int *len)
 	return e->name;
 }
 
+/*
+ * The symbol name of @addr into the text line at @p. Names from the cache
+ * (all but the longest) are copied in one fixed-size piece, the line has
+ * the room.
+ */
+static inline char *put_sym(char *p, struct ctx *c, uint64_t addr)
+{
+	unsigned int len;
+	const char *n = symname_len(c, addr, &len);
+	const struct symcache *e = &c->sym[(addr >> 1 ^ addr >> 11) % SYMCACHE];
+
+	if (n == e->name)
+		memcpy(p, e->name, sizeof(e->name));
+	else
+		memcpy(p, n, len);
+	return p + len;
+}
+
 static const char *symname(struct ctx *c, uint64_t addr, char *buf, size_t size)
 {
 	unsigned int len;
@@ -189,25 +216,55 @@ static inline char *put_str(char *p, const char *s, size_t n)
 	return p + n;
 }
 
+/* Two decimal digits each */
+static const char dec_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* printf's %llu: the number of digits first, then two at a time from the last */
 static inline char *put_u64(char *p, uint64_t v)
 {
-	char t[20];
-	unsigned int n = 0;
+	static const uint64_t pow10[20] = {
+		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+		100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL,
+		1000000000000ULL, 10000000000000ULL, 100000000000000ULL,
+		1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+		1000000000000000000ULL, 10000000000000000000ULL,
+	};
+	/* digits: about bits * log10(2), one more if it reaches the next power */
+	unsigned int n = (64 - __builtin_clzll(v | 1)) * 1233 >> 12;
+	uint32_t w, r;
+	char *q;
 
-	do {
-		t[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = t[--n];
-	return p;
+	n += n < 20 && v >= pow10[n];
+	n += !n;
+	q = p + n;
+	/* 64-bit divisions only for the digits above the low 32 bits' */
+	while (v >> 32) {
+		r = (uint32_t)(v % 10000);
+		v /= 10000;
+		q -= 4;
+		memcpy(q, dec_pairs + 2 * (r / 100), 2);
+		memcpy(q + 2, dec_pairs + 2 * (r % 100), 2);
+	}
+	for (w = (uint32_t)v; w >= 100; w /= 100) {
+		q -= 2;
+		memcpy(q, dec_pairs + 2 * (w % 100), 2);
+	}
+	if (w >= 10)
+		memcpy(q - 2, dec_pairs + 2 * w, 2);
+	else
+		q[-1] = (char)('0' + w);
+	return p + n;
 }
 
 /* printf's %#llx: "0" for 0, else "0x..." */
 static inline char *put_hex(char *p, uint64_t v)
 {
 	static const char digits[] = "0123456789abcdef";
-	unsigned int n = 16;
+	unsigned int n;
+	char *q;
 
 	if (!v) {
 		*p++ = '0';
@@ -215,15 +272,22 @@ static inline char *put_hex(char *p, uint64_t v)
 	}
 	*p++ = '0';
 	*p++ = 'x';
-	while (!(v >> 60)) {
-		v <<= 4;
-		n--;
+	n = (64 - __builtin_clzll(v) + 3) / 4;
+	for (q = p + n; q > p + 1; v >>= 8) {
+		q -= 2;
+		q[0] = digits[v >> 4 & 15];
+		q[1] = digits[v & 15];
 	}
-	while (n--) {
-		*p++ = digits[v >> 60];
-		v <<= 4;
-	}
-	return p;
+	if (q > p)
+		q[-1] = digits[v & 15];
+	return p + n;
+}
+
+static void text_flush(struct ctx *c)
+{
+	if (c->text_len && c->out)
+		fwrite(c->text_buf, 1, c->text_len, c->out);
+	c->text_len = 0;
 }
 
 #define PUT_LIT(p, s)	put_str(p, s, sizeof(s) - 1)
@@ -233,40 +297,40 @@ static void text_record(struct ctx *c, const struct spf_record *r)
 	static const char *const text_names[SPF_NR_REC_TYPES] = {
 		"[Func Enter] ", "[Func Exit] ", "[Manual] ", "[ISR] ",
 	};
-	char line[1024 + SPF_MAX_CNTRS * (EV_NAME_LEN + 32)], *p = line;
-	unsigned int i, len;
-	const char *n;
+	static const unsigned int text_names_len[SPF_NR_REC_TYPES] = { 13, 12, 9, 6 };
+	unsigned int i;
+	char *p;
 
+	if (c->text_len > TEXT_BUF - TEXT_LINE_MAX)
+		text_flush(c);
+	p = c->text_buf + c->text_len;
 	*p++ = '[';
 	p = put_u64(p, r->src);
 	p = PUT_LIT(p, "] ");
 	p = put_u64(p, r->ts);
 	*p++ = ' ';
-	n = text_names[r->type];
-	p = put_str(p, n, strlen(n));
+	p = put_str(p, text_names[r->type], text_names_len[r->type]);
 	p = put_str(p, r->naddr == 2 ? "fn=" : "pc=", 3);
 	p = put_hex(p, r->addr[0]);
 	p = PUT_LIT(p, " <");
-	n = symname_len(c, r->addr[0], &len);
-	p = put_str(p, n, len);
+	p = put_sym(p, c, r->addr[0]);
 	*p++ = '>';
 	if (r->naddr == 2) {
 		p = r->type == SPF_REC_FUNC_ENTER ? PUT_LIT(p, " from=") : PUT_LIT(p, " to=");
 		p = put_hex(p, r->addr[1]);
 		p = PUT_LIT(p, " <");
-		n = symname_len(c, r->addr[1], &len);
-		p = put_str(p, n, len);
+		p = put_sym(p, c, r->addr[1]);
 		*p++ = '>';
 	}
 	for (i = 0; i < r->nctr; i++) {
-		p = PUT_LIT(p, " [");
-		p = put_str(p, c->names[i], strlen(c->names[i]));
-		*p++ = '=';
+		/* the whole array: a fixed size is a few moves, the line has the room */
+		memcpy(p, c->text_pfx[i], sizeof(c->text_pfx[i]));
+		p += c->text_pfx_len[i];
 		p = put_u64(p, r->value[i]);
 		*p++ = ']';
 	}
 	*p++ = '\n';
-	fwrite(line, 1, p - line, c->out);
+	c->text_len = p - c->text_buf;
 }
 
 static void json_str(FILE *f, const char *s)
@@ -380,9 +444,13 @@ static int on_header(const struct spf_header *h, void *priv)
 	struct ctx *c = priv;
 	unsigned int i;
 
-	for (i = 0; i < h->nctr; i++)
+	text_flush(c);
+	for (i = 0; i < h->nctr; i++) {
 		event_def_name((int)h->def[i].type, h->def[i].code, h->def[i].event_data,
 			       c->names[i], sizeof(c->names[i]));
+		c->text_pfx_len[i] = (unsigned int)snprintf(c->text_pfx[i], sizeof(c->text_pfx[i]),
+							    " [%s=", c->names[i]);
+	}
 	switch (c->fmt) {
 	case FMT_TEXT:
 		fprintf(c->out, "[%u] %" PRIu64 " [Perf Header] [Stream=%u] [CountType=%s] "
@@ -569,6 +637,7 @@ static void on_error(const char *what, uint64_t offset, void *priv)
 /* The output's first lines (the text header line has the bias) */
 static void preamble(struct ctx *c)
 {
+	text_flush(c);
 	if (c->fmt == FMT_TEXT) {
 		fprintf(c->out, "# sifive-perf decode %s: %lld bytes, channel %u, srcbits %d",
 			c->file, c->size, c->channel, c->srcbits);
@@ -614,8 +683,7 @@ static int release(struct ctx *c)
 				.addr = { e->r.addr[0], e->r.addr[1] },
 			};
 
-			memcpy(r.value, e->r.value, e->r.nctr * sizeof(r.value[0]));
-			free(e->r.value);
+			memcpy(r.value, c->held_vals + e->r.value, e->r.nctr * sizeof(r.value[0]));
 			if (!ret)
 				ret = on_record(&r, c);
 		}
@@ -623,6 +691,9 @@ static int release(struct ctx *c)
 	free(c->held);
 	c->held = NULL;
 	c->nheld = c->held_cap = 0;
+	free(c->held_vals);
+	c->held_vals = NULL;
+	c->nheld_vals = c->held_vals_cap = 0;
 	return ret;
 }
 
@@ -688,12 +759,20 @@ static int hold_record(const struct spf_record *r, void *priv)
 	e->r.end_ts = r->end_ts;
 	e->r.addr[0] = r->addr[0];
 	e->r.addr[1] = r->addr[1];
-	e->r.value = malloc(r->nctr * sizeof(uint64_t) + 1);
-	if (!e->r.value) {
-		c->nheld--;
-		return -ENOMEM;
+	if (c->held_vals_cap - c->nheld_vals < r->nctr) {
+		size_t cap = c->held_vals_cap ? c->held_vals_cap * 2 : 8192;
+		uint64_t *p = realloc(c->held_vals, cap * sizeof(*p));
+
+		if (!p) {
+			c->nheld--;
+			return -ENOMEM;
+		}
+		c->held_vals = p;
+		c->held_vals_cap = cap;
 	}
-	memcpy(e->r.value, r->value, r->nctr * sizeof(uint64_t));
+	e->r.value = c->nheld_vals;
+	memcpy(c->held_vals + c->nheld_vals, r->value, r->nctr * sizeof(uint64_t));
+	c->nheld_vals += r->nctr;
 	if ((c->nstarts == SAMPLE_ADDRS && c->npcs == SAMPLE_ADDRS) ||
 	    ++c->held_records == HOLD_RECORDS)
 		return release(c);
@@ -854,6 +933,7 @@ int cmd_decode(int argc, char **argv)
 		fprintf(stderr, "sifive-perf decode: out of memory\n");
 		goto out;
 	}
+	text_flush(c);
 	if (c->fmt == FMT_JSON) {
 		for (i = 0; i < c->ntracks; i++)
 			track_end(c, &c->tracks[i]);
@@ -897,13 +977,12 @@ int cmd_decode(int argc, char **argv)
 	}
 	c->out = NULL;
 out:
-	for (i = 0; i < c->nheld; i++) {
+	text_flush(c);
+	for (i = 0; i < c->nheld; i++)
 		if (c->held[i].is_header)
 			free(c->held[i].h);
-		else
-			free(c->held[i].r.value);
-	}
 	free(c->held);
+	free(c->held_vals);
 	if (c->out && c->out != stdout)
 		fclose(c->out);
 	if (map)

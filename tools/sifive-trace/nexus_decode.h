@@ -89,15 +89,62 @@ struct nexus_stats {
 /* Return non-zero to stop decoding; nexus_decode() returns that value */
 typedef int (*nexus_msg_cb)(const struct nexus_msg *msg, void *priv);
 
+/*
+ * A Data Acquisition Message that matched its layout, in short: what a
+ * reader of ITC writes needs (see nexus_decode_dq()).
+ */
+struct nexus_dq {
+	uint64_t offset;	/* stream offset of its first byte */
+	uint64_t timestamp;	/* valid if @ts_valid */
+	uint32_t tag;		/* DQTAG: the ITC channel is tag / 4 */
+	uint32_t data;		/* DQDATA */
+	uint16_t src;
+	uint8_t width;		/* 32, 16 or 8 bits (by tag % 4), 0 if unknown */
+	bool ts_valid;
+};
+
 struct nexus_decoder;
 
 struct nexus_decoder *nexus_decoder_new(const struct nexus_config *cfg, nexus_msg_cb cb,
 					void *priv);
 void nexus_decoder_free(struct nexus_decoder *d);
+/*
+ * Batch mode, for readers of ITC writes: decode from @buf as nexus_decode()
+ * does, but put the valid Data Acquisition Messages into @out (room for
+ * @max) instead of handing them to the callback; the other messages go to
+ * the callback as usual. The same messages, timestamps and stats, in stream
+ * order: it returns when @out is full, at the end of @buf, or when the
+ * callback is due while @out holds messages (and after about 1 KiB), so
+ * the caller takes @out's messages, then calls again with the rest.
+ * Returns the bytes of @buf consumed (some, unless @len is 0); *@n: the
+ * messages in @out; *@ret: the callback's non-zero return value, or 0.
+ *
+ * The common message of a perf trace takes a fast path: the MSEO and MDO
+ * bits of each byte are unpacked once, and a message is parsed from them
+ * with a few shifts, without struct nexus_msg.
+ */
+size_t nexus_decode_dq(struct nexus_decoder *d, const void *buf, size_t len, struct nexus_dq *out,
+		       size_t max, size_t *n, int *ret);
 int nexus_decode(struct nexus_decoder *d, const void *buf, size_t len);
 void nexus_decode_end(struct nexus_decoder *d);
 void nexus_decoder_reset(struct nexus_decoder *d, bool resync);
 const struct nexus_stats *nexus_decoder_stats(const struct nexus_decoder *d);
+
+/*
+ * @m (a message a callback got, during the callback) parsed again as if
+ * the SRC field were @srcbits wide: layout, fields, validity, without
+ * timestamps (@ts_valid false). To compare SRC widths on the same messages
+ * in one pass.
+ */
+void nexus_parse_as(const struct nexus_msg *m, unsigned int srcbits, struct nexus_msg *out);
+/*
+ * The same for a Data Acquisition Message (TCODE 7) under every SRC width
+ * from 0 to @max_srcbits at once, in short: bit k of the result set (and
+ * @out[k] filled, without a timestamp) if it matches the layout with a
+ * SRC field of k bits.
+ */
+unsigned int nexus_parse_dq_widths(const struct nexus_msg *m, unsigned int max_srcbits,
+				   struct nexus_dq *out);
 
 const char *nexus_tcode_name(unsigned int tcode);
 int nexus_format_msg(const struct nexus_msg *msg, char *buf, size_t size);

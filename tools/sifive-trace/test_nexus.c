@@ -375,6 +375,182 @@ static void test_round_trip(void)
 	}
 }
 
+/*
+ * Batch mode (nexus_decode_dq()) against the callback: the same messages
+ * in the same order, the same stats, for random streams of Data
+ * Acquisition Messages (with and without timestamps, some too long for
+ * the fast path), other messages, padding and junk, under every SRC width,
+ * fed in random pieces with random batch sizes.
+ */
+struct seen {
+	bool dq;
+	unsigned long long offset, timestamp;
+	unsigned int tag, data, src, width;
+	bool ts_valid;
+};
+
+static struct seen *seen;
+static size_t nseen;
+
+static void see_msg(const struct nexus_msg *m)
+{
+	struct seen *s = &seen[nseen++];
+
+	memset(s, 0, sizeof(*s));
+	s->offset = m->offset;
+	if (m->valid && m->tcode == 7) {
+		s->dq = true;
+		s->timestamp = m->timestamp;
+		s->tag = m->dq.tag;
+		s->data = m->dq.data;
+		s->src = m->src;
+		s->width = m->dq.width;
+		s->ts_valid = m->ts_valid;
+	}
+}
+
+static int see_cb(const struct nexus_msg *m, void *priv)
+{
+	(void)priv;
+	see_msg(m);
+	return 0;
+}
+
+static int see_other_cb(const struct nexus_msg *m, void *priv)
+{
+	(void)priv;
+	CHECK(!(m->valid && m->tcode == 7));	/* those come in the batch */
+	see_msg(m);
+	return 0;
+}
+
+static void test_dq_batch(void)
+{
+	static const unsigned int widths[] = { 8, 16, 32 };
+	static unsigned char buf[1 << 18];
+	static struct nexus_dq out[700];
+	struct seen *want;
+	size_t nwant, len, pos, used, n, i, max;
+	struct nexus_stats st1, st2;
+	unsigned int srcbits, src, k, round;
+	unsigned long long now[256] = { 0 };
+	struct nexus_decoder *d;
+	struct enc *m = calloc(1, sizeof(*m));
+	int ret;
+
+	seen = calloc(sizeof(buf), sizeof(*seen));
+	want = calloc(sizeof(buf), sizeof(*want));
+	srandom(7);
+	for (round = 0; round < 18; round++) {
+		struct nexus_config cfg = { .srcbits = round % 9, .resync = round % 5 == 4 };
+
+		srcbits = cfg.srcbits;
+		for (len = 0; len + 64 < sizeof(buf);) {
+			unsigned int what = random() % 100;
+
+			memset(m, 0, sizeof(*m));
+			src = random() & ((1u << srcbits) - 1);
+			if (what < 80) {
+				unsigned int w = widths[random() % 3];
+
+				enc_fixed(m, 7, 6);
+				enc_fixed(m, src, srcbits);
+				enc_var(m, 4 * (random() % (what < 5 ? 64 : 32)) + (w == 32 ? 0 : w == 16 ? 2 : 3),
+					false);
+				enc_var(m, rnd() & (w == 32 ? 0xffffffffULL : (1ULL << w) - 1),
+					what == 7);
+				if (what != 7) {
+					now[src] += what == 8 ? rnd() : (unsigned long long)random() % 3000;
+					enc_var(m, what == 9 ? rnd() : now[src], true);
+				}
+			} else if (what < 85) {
+				enc_fixed(m, 35, 6);	/* ICT with sync: a full timestamp */
+				enc_fixed(m, src, srcbits);
+				enc_fixed(m, 0, 4);
+				enc_fixed(m, 0, 2);
+				enc_var(m, 2, false);
+				enc_var(m, now[src] = rnd() & 0xffffffffffULL, true);
+			} else if (what < 90) {
+				k = 1 + random() % 4;	/* padding */
+				memset(m->b, 0, k);
+				m->n = k;
+			} else if (what < 93) {
+				k = 1 + random() % 80;	/* junk, also overlong messages */
+				while (k--)
+					m->b[m->n++] = (unsigned char)(random() % 3 ? 0x1c : random());
+			} else {
+				enc_fixed(m, 7, 6);	/* a DQ message that does not fit its layout */
+				enc_fixed(m, src, srcbits);
+				for (k = random() % 5; k; k--)
+					enc_var(m, rnd() & 0xfff, false);
+				enc_var(m, 5, true);
+			}
+			memcpy(buf + len, m->b, m->n);
+			len += m->n;
+		}
+
+		/* the callback */
+		nseen = 0;
+		d = nexus_decoder_new(&cfg, see_cb, NULL);
+		nexus_decode(d, buf, len);
+		nexus_decode_end(d);
+		st1 = *nexus_decoder_stats(d);
+		nexus_decoder_free(d);
+		memcpy(want, seen, nseen * sizeof(*seen));
+		nwant = nseen;
+
+		/* batches, in pieces */
+		nseen = 0;
+		d = nexus_decoder_new(&cfg, see_other_cb, NULL);
+		for (pos = 0; pos < len;) {
+			size_t piece = random() % 4 ? 1 + random() % 5000 : 1 + random() % 9;
+			const unsigned char *p = buf + pos;
+
+			if (piece > len - pos)
+				piece = len - pos;
+			pos += piece;
+			while (piece) {
+				max = random() % 3 ? sizeof(out) / sizeof(out[0]) : 1 + (size_t)random() % 20;
+				used = nexus_decode_dq(d, p, piece, out, max, &n, &ret);
+				CHECK(!ret && n <= max && (used || n));
+				for (i = 0; i < n; i++) {
+					struct seen *s = &seen[nseen++];
+
+					memset(s, 0, sizeof(*s));
+					s->dq = true;
+					s->offset = out[i].offset;
+					s->timestamp = out[i].timestamp;
+					s->tag = out[i].tag;
+					s->data = out[i].data;
+					s->src = out[i].src;
+					s->width = out[i].width;
+					s->ts_valid = out[i].ts_valid;
+				}
+				p += used;
+				piece -= used;
+			}
+		}
+		nexus_decode_end(d);
+		st2 = *nexus_decoder_stats(d);
+		nexus_decoder_free(d);
+
+		CHECK(nseen == nwant);
+		for (i = 0; i < nseen && i < nwant; i++) {
+			if (memcmp(&seen[i], &want[i], sizeof(*seen))) {
+				printf("#   srcbits %u: message %zu at %llu differs\n", srcbits, i,
+				       want[i].offset);
+				test_ok = false;
+				break;
+			}
+		}
+		CHECK(!memcmp(&st1, &st2, sizeof(st1)));
+		CHECK(st1.messages > 10000);
+	}
+	free(seen);
+	free(want);
+	free(m);
+}
+
 static void test_reset(void)
 {
 	struct nexus_config cfg = { .srcbits = 1 };
@@ -407,7 +583,7 @@ static void run(void (*fn)(void), const char *name)
 
 int main(void)
 {
-	printf("TAP version 13\n1..15\n");
+	printf("TAP version 13\n1..16\n");
 	RUN(dq32);
 	RUN(src_field);
 	RUN(sync_then_dq);
@@ -422,6 +598,7 @@ int main(void)
 	RUN(callback_stop);
 	RUN(format);
 	RUN(round_trip);
+	RUN(dq_batch);
 	RUN(reset);
 	printf("# Totals: pass:%u fail:%u xfail:0 xpass:0 skip:0 error:0\n", pass, fail);
 	return fail ? 1 : 0;
