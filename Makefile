@@ -1,7 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # socpmu top-level Makefile (the modules themselves are listed in Kbuild).
 #
-#   make [all]        modules + tools + selftests (warnings are errors)
+#   make [all]        modules + tools + selftests (warnings are errors); the
+#                     modules and tools are also installed into .build/tools-root,
+#                     the tree the test VM boots with (`make install` there)
+#   make install      modules into $(DESTDIR)/lib/modules/$(KVER)/updates/socpmu
+#                     (then depmod, unless DESTDIR is set), tools, libraries, pkg-config files, man pages and
+#                     the register-map headers (socpmu/*_regs.h) under
+#                     $(DESTDIR)$(PREFIX) (PREFIX=/usr/local)
+#   make install-dkms-src  the module sources and dkms.conf into
+#                     $(DESTDIR)/usr/src/socpmu-<version>, for `dkms add socpmu/<version>`
 #   make deps         install the Debian packages, fetch the kernel image and
 #                     the kselftest/checkpatch files into $(CACHE) (root)
 #   make modules      the .ko files, at the top of the tree (W=1)
@@ -10,6 +18,8 @@
 #   make sparse       sparse (C=2) over every module source; fails on any
 #                     sparse warning in our files
 #   make run          deps + all, then the demo (tools/vm/demo.sh) in the VM
+#   make shell        deps + all, then a shell in the VM on this terminal: every
+#                     module loaded, a simulated device of every type
 #   make bench        deps + all, the host benchmarks (`make bench` of every
 #                     tools/<name>/Makefile that has one: the decoder against a
 #                     byte scan), then every selftests/*/*_bench program in the VM
@@ -57,14 +67,19 @@ KDIR ?= /usr/src/linux-headers-$(KVER)
 KBUILD = $(MAKE) -C $(KDIR) M=$(CURDIR) W=1
 BUILD := $(CURDIR)/.build
 VM_TIMEOUT ?= 300
+PREFIX ?= /usr/local
+DESTDIR ?=
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+# Headers a userspace program can use: register maps and event tables
+UAPI_HEADERS = $(wildcard include/socpmu/*_regs.h) include/socpmu/sifive_hpm.h
 TOOL_DIRS = $(patsubst %/Makefile,%,$(wildcard tools/*/Makefile))
 export CACHE
 
 need-kdir = $(if $(wildcard $(KDIR)/Makefile),,$(error no kernel headers in '$(KDIR)': run 'make deps' as root))
 
-.PHONY: all deps modules tools selftests sparse checkpatch run bench check check-riscv perf fuzz clean
+.PHONY: all deps modules tools selftests shell install install-modules install-dkms-src stage sparse checkpatch run bench check check-riscv perf fuzz clean
 
-all: modules tools selftests
+all: modules tools selftests stage
 
 deps:
 	@if [ -n "$$PHASE_TIMES" ]; then rm -f "$$PHASE_TIMES"; fi
@@ -84,6 +99,32 @@ tools:
 selftests:
 	$(MAKE) -C selftests OUT=$(BUILD)/selftests
 
+# The VM's tree: what `make install` puts on a machine (the tools are there already)
+stage:
+	$(MAKE) --no-print-directory install-modules DESTDIR=$(BUILD)/tools-root
+
+# Uncompressed and unsigned (no distribution key here; DKMS signs with the MOK)
+install-modules:
+	$(need-kdir)
+	rm -rf $(DESTDIR)/lib/modules/$(KVER)/updates/socpmu
+	$(KBUILD) modules_install INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=updates/socpmu \
+		CONFIG_MODULE_COMPRESS_ALL= CONFIG_MODULE_SIG_ALL= DEPMOD=true
+	$(if $(DESTDIR),,PATH=$$PATH:/usr/sbin:/sbin depmod $(KVER))
+
+install: modules install-modules
+	for d in $(TOOL_DIRS); do \
+		$(MAKE) -C $$d; \
+		$(MAKE) -C $$d install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX); \
+	done
+	for h in $(UAPI_HEADERS); do \
+		install -D -m 0644 $$h $(DESTDIR)$(PREFIX)/include/socpmu/$$(basename $$h); \
+	done
+
+install-dkms-src:
+	rm -rf $(DESTDIR)/usr/src/socpmu-$(VERSION)
+	mkdir -p $(DESTDIR)/usr/src/socpmu-$(VERSION)
+	cp -r Kbuild dkms.conf drivers include $(DESTDIR)/usr/src/socpmu-$(VERSION)/
+
 # Sparse reports without failing the build: keep its output and fail on any
 # warning or error located in our tree.
 sparse:
@@ -99,6 +140,10 @@ sparse:
 run: deps
 	@$(MAKE) --no-print-directory all
 	KVER=$(KVER) tools/vm/run-vm.sh --timeout $(VM_TIMEOUT) -- /demo.sh
+
+shell: deps
+	@$(MAKE) --no-print-directory all
+	KVER=$(KVER) tools/vm/run-vm.sh --interactive
 
 check-riscv:
 	@tools/vm/check-riscv.sh
@@ -117,7 +162,7 @@ bench: deps
 		if grep -q '^bench:' $$d/Makefile; then echo "### host: $$d"; $(MAKE) -s -C $$d bench; fi; \
 	done
 	KVER=$(KVER) tools/vm/run-vm.sh --timeout $(VM_TIMEOUT) -- sh -c \
-		'for m in /lib/modules/$$(uname -r)/extra/*.ko; do modprobe $$(basename $$m .ko); done; \
+		'for m in /lib/modules/$$(uname -r)/updates/socpmu/*.ko; do modprobe $$(basename $$m .ko); done; \
 		 for b in /selftests/*/*_bench; do echo "### $$b"; $$b || exit 1; done'
 
 # Each phase prints its time (tools/vm/phase.sh) and check.sh lists them all.

@@ -3,7 +3,7 @@
 # is how `make check` runs the selftests inside the VM).
 #
 # Usage: run_all.sh [-m] [-l LABEL] [-g GROUPS] [DIR]     (defaults: VM, /selftests)
-#   -m  first modprobe every module in /lib/modules/$(uname -r)/extra (the
+#   -m  first modprobe every module in /lib/modules/$(uname -r)/updates/socpmu (the
 #       socpmu modules in the VM); a module that fails to load counts as 1 failed
 #   -g  only the groups (DIR/<group>/) named in GROUPS (separated by spaces);
 #       a named group that does not exist counts as 1 failed
@@ -34,7 +34,7 @@ limit=${SELFTEST_TIMEOUT:-120}
 passed=0 failed=0 skipped=0
 
 if [ -n "$load" ]; then
-	for ko in /lib/modules/"$(uname -r)"/extra/*.ko; do
+	for ko in /lib/modules/"$(uname -r)"/updates/socpmu/*.ko; do
 		[ -f "$ko" ] || continue
 		m=$(basename "$ko" .ko)
 		if ! modprobe "$m"; then

@@ -133,17 +133,17 @@ static int esp_event_init(struct socpmu *sp, struct perf_event *event,
 
 	if ((cfg & ~ESP_CFG_EVENT_MASK) || (event->attr.config1 & ~SOCPMU_CFG1_VALID) ||
 	    event->attr.config2) {
-		pr_debug("%s: reserved config bits set\n", sp->name);
+		socpmu_refuse(sp, "reserved config bits set");
 		return -EINVAL;
 	}
 	ev = esp_event_find(cfg);
 	if (!ev) {
-		pr_debug("%s: no event 0x%llx\n", sp->name, cfg);
+		socpmu_refuse(sp, "no event 0x%llx", cfg);
 		return -EINVAL;
 	}
 	n = socpmu_units(event, ep->ntiles, &first);
 	if (first >= ep->ntiles) {
-		pr_debug("%s: no tile %u (SoC has %u)\n", sp->name, first, ep->ntiles);
+		socpmu_refuse(sp, "no tile %u (SoC has %u)", first, ep->ntiles);
 		return -EINVAL;
 	}
 	for (t = first; t < first + n; t++)
@@ -151,11 +151,10 @@ static int esp_event_init(struct socpmu *sp, struct perf_event *event,
 			break;
 	if (t == first + n) {
 		if (n == 1)
-			pr_debug("%s: event 0x%llx is not defined on tile %u (%s)\n",
-				 sp->name, cfg, first,
-				 esp_type_names[ep->tiles[first].type]);
+			socpmu_refuse(sp, "event 0x%llx is not defined on tile %u (%s)", cfg,
+				      first, esp_type_names[ep->tiles[first].type]);
 		else
-			pr_debug("%s: no tile defines event 0x%llx\n", sp->name, cfg);
+			socpmu_refuse(sp, "no tile defines event 0x%llx", cfg);
 		return -EINVAL;
 	}
 	event->hw.config = ev->mon;

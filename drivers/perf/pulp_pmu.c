@@ -80,27 +80,26 @@ static int pulp_event_init(struct socpmu *sp, struct perf_event *event,
 
 	if ((cfg & ~PULP_CFG_VALID) || (event->attr.config1 & ~SOCPMU_CFG1_VALID) ||
 	    event->attr.config2) {
-		pr_debug("%s: reserved config bits set\n", sp->name);
+		socpmu_refuse(sp, "reserved config bits set");
 		return -EINVAL;
 	}
 	if ((cfg & PULP_CFG_EVENT_MASK) >= PULP_NR_EVENTS) {
-		pr_debug("%s: no event %llu\n", sp->name, cfg & PULP_CFG_EVENT_MASK);
+		socpmu_refuse(sp, "no event %llu", cfg & PULP_CFG_EVENT_MASK);
 		return -EINVAL;
 	}
 	if (cfg >> PULP_CFG_MASK_SHIFT) {
 		if (cfg & PULP_CFG_EVENT_MASK) {
-			pr_debug("%s: give event= or mask=, not both\n", sp->name);
+			socpmu_refuse(sp, "give event= or mask=, not both");
 			return -EINVAL;
 		}
 		if (!pp->asic) {
-			pr_debug("%s: mask= needs the ASIC's shared counter\n", sp->name);
+			socpmu_refuse(sp, "mask= needs the ASIC's shared counter");
 			return -EINVAL;
 		}
 	}
 	*nr = socpmu_units(event, pp->nr_cores, &first);
 	if (first >= pp->nr_cores) {
-		pr_debug("%s: no core %u (cluster has %u)\n", sp->name, first,
-			 pp->nr_cores);
+		socpmu_refuse(sp, "no core %u (cluster has %u)", first, pp->nr_cores);
 		return -EINVAL;
 	}
 	*width = 32;

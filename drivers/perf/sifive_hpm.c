@@ -259,19 +259,23 @@ static bool hpm_group_valid(struct sifive_hpm *hpm, struct perf_event *event)
 	struct hpm_needs n = { };
 	unsigned int prog;
 
-	if (leader->pmu != event->pmu) {
-		pr_debug("%s: group leader of another PMU\n", hpm->name);
-		return false;
-	}
-	for_each_sibling_event(sibling, leader)
-		if (sibling->pmu != event->pmu &&
-		    sibling->pmu->task_ctx_nr != perf_sw_context) {
-			pr_debug("%s: group with events of another PMU\n", hpm->name);
+	hpm_count_needs(&n, event);
+	/*
+	 * A new leader has no siblings, nor a context yet: perf holds the
+	 * leader's context mutex, which for_each_sibling_event() asserts,
+	 * only when the new event joins a group.
+	 */
+	if (leader != event) {
+		if (leader->pmu != event->pmu) {
+			pr_debug("%s: group leader of another PMU\n", hpm->name);
 			return false;
 		}
-
-	hpm_count_needs(&n, event);
-	if (leader != event) {
+		for_each_sibling_event(sibling, leader)
+			if (sibling->pmu != event->pmu &&
+			    sibling->pmu->task_ctx_nr != perf_sw_context) {
+				pr_debug("%s: group with events of another PMU\n", hpm->name);
+				return false;
+			}
 		hpm_count_needs(&n, leader);
 		for_each_sibling_event(sibling, leader)
 			hpm_count_needs(&n, sibling);

@@ -58,6 +58,33 @@ void *socpmu_alloc(size_t size)
 EXPORT_SYMBOL_GPL(socpmu_alloc);
 
 /**
+ * socpmu_refuse() - say why an event or setting is refused
+ * @sp: the PMU
+ * @fmt: the reason, printf style, without a newline
+ *
+ * perf shows a refused event only as "<not supported>" or EINVAL. The
+ * first refusal of each PMU is logged at info level (ratelimited), with a
+ * hint; every later one at debug level, for dynamic debug
+ * (echo 'module socpmu_core +p' > /sys/kernel/debug/dynamic_debug/control).
+ */
+void socpmu_refuse(struct socpmu *sp, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	if (!xchg(&sp->refused, true))
+		pr_info_ratelimited("%s: refused: %pV (later reasons: dynamic debug of socpmu_core)\n",
+				    sp->name, &vaf);
+	else
+		pr_debug("%s: refused: %pV\n", sp->name, &vaf);
+	va_end(args);
+}
+EXPORT_SYMBOL_GPL(socpmu_refuse);
+
+/**
  * socpmu_poll_ns() - poll period that never misses a counter wrap
  * @clock_hz: fastest rate at which a counter can increment
  * @width: counter width in bits
@@ -358,7 +385,7 @@ static bool socpmu_group_is_valid(struct socpmu *sp, struct perf_event *event)
 	if (leader == event)
 		return true;
 	if (leader->pmu != event->pmu && !is_software_event(leader)) {
-		pr_debug("%s: group leader belongs to another PMU\n", sp->name);
+		socpmu_refuse(sp, "group leader belongs to another PMU");
 		return false;
 	}
 	if (leader->pmu == event->pmu && sp->ops->compatible &&
@@ -368,7 +395,7 @@ static bool socpmu_group_is_valid(struct socpmu *sp, struct perf_event *event)
 		if (sibling->pmu != event->pmu) {
 			if (is_software_event(sibling))
 				continue;
-			pr_debug("%s: group mixes PMUs\n", sp->name);
+			socpmu_refuse(sp, "group mixes PMUs");
 			return false;
 		}
 		if (sp->ops->compatible && !sp->ops->compatible(sp, sibling, event))
@@ -377,7 +404,7 @@ static bool socpmu_group_is_valid(struct socpmu *sp, struct perf_event *event)
 	return true;
 
 conflict:
-	pr_debug("%s: group members cannot count at the same time\n", sp->name);
+	socpmu_refuse(sp, "group members cannot count at the same time");
 	return false;
 }
 
@@ -392,16 +419,26 @@ static int socpmu_event_init(struct perf_event *event)
 		return -ENOENT;
 	/* No socpmu PMU has config3 fields: refuse what would be ignored */
 	if (event->attr.config3) {
-		pr_debug("%s: config3 is reserved\n", sp->name);
+		socpmu_refuse(sp, "config3 is reserved");
+		return -EINVAL;
+	}
+	/*
+	 * What PERF_PMU_CAP_NO_EXCLUDE would refuse, with a reason. perf's
+	 * tool tries exclude_guest first and drops it when refused: that
+	 * probe is not worth a log line.
+	 */
+	if (event->attr.exclude_guest || event->attr.exclude_host)
+		return -EINVAL;
+	if (event_has_any_exclude_flag(event)) {
+		socpmu_refuse(sp, "counts every privilege level: no :u/:k/:h or exclude_* modifiers");
 		return -EINVAL;
 	}
 	if (is_sampling_event(event)) {
-		pr_debug("%s: counting only, no sampling\n", sp->name);
+		socpmu_refuse(sp, "counting only, no sampling");
 		return -EOPNOTSUPP;
 	}
 	if (event->cpu < 0 || (event->attach_state & PERF_ATTACH_TASK)) {
-		pr_debug("%s: system-wide PMU, per-task events not supported\n",
-			 sp->name);
+		socpmu_refuse(sp, "system-wide PMU, per-task events not supported");
 		return -EINVAL;
 	}
 	/* Every event in the one context of the PMU's CPU (see the top) */
@@ -619,9 +656,9 @@ static ssize_t poll_interval_us_store(struct device *dev,
 	/* Longer than a quarter of the fastest wrap would lose counts */
 	if (us > div_u64(sp->poll_max_ns, NSEC_PER_USEC) ||
 	    us < div_u64(SOCPMU_POLL_MIN_NS, NSEC_PER_USEC)) {
-		pr_debug("%s: poll interval must be %lu..%llu us (a quarter of the fastest counter wrap)\n",
-			 sp->name, SOCPMU_POLL_MIN_NS / NSEC_PER_USEC,
-			 div_u64(sp->poll_max_ns, NSEC_PER_USEC));
+		socpmu_refuse(sp, "poll interval must be %lu..%llu us (a quarter of the fastest counter wrap)",
+			      SOCPMU_POLL_MIN_NS / NSEC_PER_USEC,
+			      div_u64(sp->poll_max_ns, NSEC_PER_USEC));
 		return -EINVAL;
 	}
 	/* Takes effect at the next expiry */
@@ -716,7 +753,6 @@ int socpmu_register(struct socpmu *sp, struct device *dev,
 		.module		= dev->driver ? dev->driver->owner : THIS_MODULE,
 		.attr_groups	= groups,
 		.task_ctx_nr	= perf_invalid_context,
-		.capabilities	= PERF_PMU_CAP_NO_EXCLUDE,
 		.event_init	= socpmu_event_init,
 		.add		= socpmu_add,
 		.del		= socpmu_del,

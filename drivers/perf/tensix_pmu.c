@@ -191,30 +191,28 @@ static int tensix_event_init(struct socpmu *sp, struct perf_event *event,
 
 	if ((cfg & ~TENSIX_CFG_VALID) || (cfg1 & ~SOCPMU_CFG1_VALID) ||
 	    event->attr.config2) {
-		pr_debug("%s: reserved config bits set\n", sp->name);
+		socpmu_refuse(sp, "reserved config bits set");
 		return -EINVAL;
 	}
 	if (bank >= TENSIX_NR_BANKS) {
-		pr_debug("%s: no bank %u\n", sp->name, bank);
+		socpmu_refuse(sp, "no bank %u", bank);
 		return -EINVAL;
 	}
 	if (mux && (!tensix_ev_muxed(event) ||
 		    mux >= tensix_arch_info[tp->arch].l1_groups)) {
-		pr_debug("%s: l1mux=%u invalid for bank %u on %s\n", sp->name, mux,
-			 bank, tensix_arch_names[tp->arch]);
+		socpmu_refuse(sp, "l1mux=%u invalid for bank %u on %s", mux, bank,
+			      tensix_arch_names[tp->arch]);
 		return -EINVAL;
 	}
 	if (tensix_ev_cycles(event) ? tensix_ev_sel(event) != 0 :
 	    !tensix_select_wired(tp, bank, tensix_ev_sel(event), mux)) {
-		pr_debug("%s: %s wires no counter 0x%x in bank %u (l1mux %u)\n",
-			 sp->name, tensix_arch_names[tp->arch], tensix_ev_sel(event),
-			 bank, mux);
+		socpmu_refuse(sp, "%s wires no counter 0x%x in bank %u (l1mux %u)",
+			      tensix_arch_names[tp->arch], tensix_ev_sel(event), bank, mux);
 		return -EINVAL;
 	}
 	*nr = tensix_ev_cores(tp, event, &first);
 	if (first >= tp->nr_cores) {
-		pr_debug("%s: no core %u (device has %u)\n", sp->name, first,
-			 tp->nr_cores);
+		socpmu_refuse(sp, "no core %u (device has %u)", first, tp->nr_cores);
 		return -EINVAL;
 	}
 	*width = 32;

@@ -127,6 +127,7 @@ struct socpmu {
 	bool pinned;
 	struct delayed_work idle_work;
 	int cpu;			/* events count in this CPU's context */
+	bool refused;			/* socpmu_refuse() has logged at info level */
 	struct hlist_node cpuhp_node;
 };
 
@@ -207,5 +208,7 @@ extern const struct attribute_group socpmu_core_attr_group;
 
 ssize_t socpmu_sysfs_show_string(struct device *dev,
 				 struct device_attribute *attr, char *buf);
+
+__printf(2, 3) void socpmu_refuse(struct socpmu *sp, const char *fmt, ...);
 
 #endif /* _SOCPMU_CORE_H */

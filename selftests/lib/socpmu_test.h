@@ -695,14 +695,16 @@ static inline int sp_sim_types(char types[][SP_NAME_LEN], int max)
 }
 
 /*
- * The socpmu modules: every module in /lib/modules/$(uname -r)/extra, in
- * load order (dependencies first, from modules.dep).
+ * The socpmu modules: every module `make install` put in
+ * /lib/modules/$(uname -r)/updates/socpmu, in load order (dependencies first,
+ * from modules.dep).
  */
 #define SP_MAX_MODS	32
+#define SP_MOD_DIR	"updates/socpmu/"
 
 struct sp_mod {
 	char name[SP_NAME_LEN];		/* tensix_pmu */
-	char path[256];			/* /lib/modules/<release>/extra/tensix_pmu.ko */
+	char path[256];			/* /lib/modules/<release>/updates/socpmu/tensix_pmu.ko */
 	char deps[512];			/* " a b " names of the modules it needs */
 };
 
@@ -743,7 +745,7 @@ static inline int sp_mod_list(struct sp_mod *mods, int max)
 		struct sp_mod *m = &tmp[n];
 		char *colon = strchr(line, ':');
 
-		if (strncmp(line, "extra/", 6) || !colon)
+		if (strncmp(line, SP_MOD_DIR, strlen(SP_MOD_DIR)) || !colon)
 			continue;
 		*colon = '\0';
 		snprintf(m->path, sizeof(m->path), "/lib/modules/%.64s/%.160s", uts.release, line);

@@ -26,7 +26,7 @@ args="-n $iterations"
 
 # The guest's shell: load the modules, run each program, keep its Totals.
 script='
-for m in /lib/modules/$(uname -r)/extra/*.ko; do modprobe $(basename $m .ko) || exit 1; done
+for m in /lib/modules/$(uname -r)/updates/socpmu/*.ko; do modprobe $(basename $m .ko) || exit 1; done
 export SOCPMU_STRESS_ROUNDS=30 SOCPMU_STRESS_SECONDS=60 SOCPMU_HOTPLUG_CYCLES=50
 export SOCPMU_MODULE_CYCLES=100
 rc=0

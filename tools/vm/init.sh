@@ -1,7 +1,9 @@
 #!/bin/sh
 # /init of the socpmu test VM (busybox sh, built by run-vm.sh): mount the
 # pseudo file systems, print the start marker, run /etc/socpmu/cmd, print
-# the exit marker that run-vm.sh waits for, power off.
+# the exit marker that run-vm.sh waits for, power off. With
+# /etc/socpmu/interactive (run-vm.sh --interactive) a shell on the console
+# comes between the command and the marker.
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
@@ -16,6 +18,11 @@ hostname socpmu-vm
 printf '\nSOCPMU-VM-START %s\n' "$(cat /etc/socpmu/token)"
 sh /etc/socpmu/cmd
 status=$?
+# run-vm.sh --interactive: then a shell on the console, with job control
+if [ -f /etc/socpmu/interactive ]; then
+	setsid cttyhack sh -i </dev/console >/dev/console 2>&1
+	status=$?
+fi
 
 # Leading newline: the marker must start a line even if the command's output did not end one.
 printf '\nSOCPMU-VM-EXIT %s status=%d\n' "$(cat /etc/socpmu/token)" "$status"

@@ -218,6 +218,34 @@ static void run_tests(int limit)
 		free(groups);
 }
 
+/*
+ * The lockdep gate: the kernel is built with PROVE_LOCKING (riscv-vm.config)
+ * and lockdep switches itself off at its first report, so "debug_locks: 1"
+ * after every test means no report at all (the splat itself also fails the
+ * run, as any kernel WARNING does).
+ */
+static void check_lockdep(void)
+{
+	char buf[8192];
+	FILE *f = fopen("/proc/lockdep_stats", "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	const char *on;
+
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	on = strstr(buf, "debug_locks:");
+	if (on && strtol(on + strlen("debug_locks:"), NULL, 10) == 1) {
+		printf("# ===== lockdep: on after every test, 0 reports: 1 passed\n");
+		passed++;
+	} else {
+		printf("# ===== lockdep: %s: 1 failed\n",
+		       f ? "switched off by a report (see the console)" :
+		       "no /proc/lockdep_stats (kernel without PROVE_LOCKING)");
+		failed++;
+	}
+}
+
 int main(void)
 {
 	char token[64], timeout[32];
@@ -239,6 +267,7 @@ int main(void)
 	printf("\nSOCPMU-VM-START %s\n", token);
 	load_modules();
 	run_tests(limit);
+	check_lockdep();
 	printf("RISCV: %ld passed, %ld failed, %ld skipped\n", passed, failed, skipped);
 	printf("\nSOCPMU-VM-EXIT %s status=%d\n", token, failed ? 1 : 0);
 	fflush(stdout);

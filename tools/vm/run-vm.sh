@@ -2,17 +2,22 @@
 # run-vm.sh - run one command in a throw-away VM and pass its exit status on.
 #
 # Usage: tools/vm/run-vm.sh [--timeout S] [--append ARGS] [--dir DIR] [--quiet] -- CMD [ARG...]
+#        tools/vm/run-vm.sh --interactive [--append ARGS] [--dir DIR]
 #   --timeout S    give up after S seconds (default 300)
 #   --append ARGS  more kernel command line, e.g. loglevel=8 to see every
 #                  kernel message (the default shows warnings and worse)
 #   --dir DIR      the VM's work directory (default .build/vm; $VM_DIR):
 #                  several VMs with their own directories can run at once
 #   --quiet        do not show the console as it grows (it is still kept)
+#   --interactive  a shell on the console (this terminal, or stdin's lines)
+#                  with every module loaded and a simulated device of every
+#                  type (tools/vm/session.sh); `exit` powers the VM off
 #
 # The VM: the Debian kernel that `make deps` extracted into $CACHE, booted by
 # qemu-system-x86_64 (TCG, 2 CPUs, 1 GiB, serial console) from a busybox
 # initramfs built afresh each time in .build/vm/root with
-#   /lib/modules/$KVER/extra  the *.ko at the top of the tree + depmod, so
+#   /lib/modules/$KVER/updates/socpmu  the modules as `make install` installs
+#                             them (.build/tools-root, `make`) + depmod, so
 #                             `modprobe socpmu_sim` pulls in socpmu_core
 #   /usr/bin/perf             $CACHE/perf-build/perf (`make perf`: perf with
 #                             tools/perf/patches) if built, else the host's
@@ -55,7 +60,7 @@ GRACE=60
 CMDLINE="console=ttyS0 panic=-1 printk.time=1 loglevel=5 sysctl.kernel.hung_task_timeout_secs=30"
 
 usage() {
-	sed -n '3,11s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '3,15s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 125
 }
 fail() {
@@ -66,16 +71,22 @@ die() { fail "$@"; exit 125; }
 timeout_s=300
 append=
 quiet=
+interactive=
 while (($#)); do
 	case $1 in
 	--timeout) timeout_s=${2:?}; shift 2 ;;
 	--append) append=${2:?}; shift 2 ;;
 	--dir) vmdir=${2:?}; shift 2 ;;
 	--quiet) quiet=1; shift ;;
+	--interactive) interactive=1; shift ;;
 	--) shift; break ;;
 	*) usage ;;
 	esac
 done
+if [[ -n $interactive ]]; then
+	(($# == 0)) || usage
+	set -- /bin/sh /session.sh
+fi
 (($#)) || usage
 stage=$vmdir/root
 initrd=$vmdir/initramfs.cpio
@@ -125,7 +136,7 @@ build_initramfs() {
 	perf=$(find_perf) || die "no perf binary in /usr/bin: run 'make deps'"
 	rm -rf "$stage"
 	mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,etc/socpmu,selftests} \
-		"$moddir/extra"
+		"$moddir"
 	install -m 0755 "$busybox" "$stage/bin/busybox"
 	for applet in $("$busybox" --list-full); do
 		[[ -e $stage/$applet ]] || ln -s /bin/busybox "$stage/$applet"
@@ -134,14 +145,6 @@ build_initramfs() {
 	install -m 0755 "$here/demo.sh" "$stage/demo.sh"
 	echo "$token" >"$stage/etc/socpmu/token"
 	quote_words "$@" >"$stage/etc/socpmu/cmd"
-
-	# Our modules, plus the kernel's lists of built-in modules so that depmod
-	# and modprobe know about them (no other kernel module is needed).
-	compgen -G "$top/*.ko" >/dev/null ||
-		echo "run-vm: note: no .ko files at the top of the tree (make modules)" >&2
-	for f in "$top"/*.ko; do install -m 0644 "$f" "$moddir/extra/"; done
-	cp "$image/lib/modules/$KVER"/modules.{builtin,builtin.modinfo,order} "$moddir/"
-	depmod -b "$stage" "$KVER"
 
 	install -m 0755 "$perf" "$stage/usr/bin/perf"
 	install -m 0755 "$top/selftests/run_all.sh" "$stage/selftests/"
@@ -152,6 +155,15 @@ build_initramfs() {
 	if [[ -d $top/.build/tools-root ]]; then
 		cp -a "$top/.build/tools-root/." "$stage/"
 	fi
+	# Our modules as installed there, plus the kernel's lists of built-in
+	# modules so that depmod and modprobe know about them (no other kernel
+	# module is needed).
+	compgen -G "$moddir/updates/socpmu/*.ko" >/dev/null ||
+		echo "run-vm: note: no modules in .build/tools-root (make)" >&2
+	cp "$image/lib/modules/$KVER"/modules.{builtin,builtin.modinfo,order} "$moddir/"
+	depmod -b "$stage" "$KVER"
+	install -m 0755 "$here/session.sh" "$stage/session.sh"
+	[[ -z $interactive ]] || touch "$stage/etc/socpmu/interactive"
 
 	while IFS= read -r -d '' f; do
 		if is_elf "$f"; then copy_libs "$f"; fi
@@ -179,9 +191,14 @@ t1=$EPOCHREALTIME
 # stops the VM at the time limit, or GRACE seconds after the kernel first
 # reported a problem: a soft lockup or a hung task would otherwise hold it
 # until the time limit, while the grace lets a run with a mere warning finish.
+qemu_args() {
+	echo -M q35 -accel tcg,thread=single -bios qboot.rom -vga none -nic none -smp 2 -m 1G \
+		-nographic -no-reboot
+}
+
 boot() {
-	qemu-system-x86_64 -M q35 -accel tcg,thread=single -bios qboot.rom -vga none -nic none \
-		-smp 2 -m 1G -nographic -no-reboot \
+	# shellcheck disable=SC2046 # the arguments are words
+	qemu-system-x86_64 $(qemu_args) \
 		-kernel "$vmlinuz" -initrd "$initrd" -append "$CMDLINE $append" \
 		</dev/null >"$log" 2>&1 &
 	qemu_pid=$!
@@ -207,6 +224,11 @@ boot() {
 # by live text patching, seen once in hundreds of boots), before anything of
 # ours runs. Such a boot is tried once more; a problem after the start marker
 # is never retried.
+if [[ -n $interactive ]]; then
+	# shellcheck disable=SC2046 # the arguments are words
+	exec qemu-system-x86_64 $(qemu_args) -kernel "$vmlinuz" -initrd "$initrd" \
+		-append "$CMDLINE $append"
+fi
 for attempt in 1 2; do
 	boot
 	[[ -n $problems ]] || break

@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# install_test.sh TOP - socpmu as a user installs it (kselftest TAP).
+#  1 make_install_destdir  `make install DESTDIR=D PREFIX=/usr`: the 9
+#                          modules in lib/modules/<kver>/updates/socpmu, no
+#                          depmod files in D, the tools, man pages, headers
+#                          and pkg-config files; a program built with
+#                          `pkg-config --cflags --libs` against D links
+#  2 dkms_build            dkms add + build of dkms.conf (own dkms and source
+#                          trees) for the kernel headers of `make deps`:
+#                          every module listed is built
+#  3 vm_session_readme     `tools/vm/run-vm.sh --interactive` (make shell)
+#                          with README's snippets typed in: perf counts on
+#                          core 2, a Blackhole device is created, the inject
+#                          works; the modules come from the installed tree
+set -u
+top=$(cd "${1:?usage: install_test.sh TOP}" && pwd)
+kver=$("$top/tools/vm/kver.sh")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+modules=$(sed -n 's/^BUILT_MODULE_NAME\[[0-9]*\]="\(.*\)"/\1/p' "$top/dkms.conf")
+nmod=$(wc -w <<<"$modules")
+n=0 pass=0 fail=0
+
+result() {
+	n=$((n + 1))
+	if [[ $2 == 0 ]]; then pass=$((pass + 1)); echo "ok $n $1"; else fail=$((fail + 1)); echo "not ok $n $1"; fi
+}
+diag() { sed 's/^/# /'; }
+
+echo "TAP version 13"
+echo "1..3"
+
+# 1
+st=0
+d=$tmp/root
+if ! make -s -C "$top" install DESTDIR="$d" PREFIX=/usr >"$tmp/install.log" 2>&1; then
+	tail -20 "$tmp/install.log" | diag; st=1
+fi
+for m in $modules; do
+	[[ -f $d/lib/modules/$kver/updates/socpmu/$m.ko ]] || { echo "no $m.ko" | diag; st=1; }
+done
+! compgen -G "$d/lib/modules/$kver/modules.*" >/dev/null || { echo "depmod ran in DESTDIR" | diag; st=1; }
+for f in bin/tensix-perf bin/sifive-perf bin/esp-monitor bin/sifive-nexus-dump \
+	 share/man/man1/tensix-perf.1 share/man/man1/sifive-perf.1 share/man/man1/esp-monitor.1 \
+	 include/socpmu/tensix_regs.h include/sifive_trace.h include/esp_monitor.h \
+	 lib/pkgconfig/libsifiveperf.pc lib/pkgconfig/libespmon.pc; do
+	[[ -e $d/usr/$f ]] || { echo "no /usr/$f" | diag; st=1; }
+done
+cat >"$tmp/prog.c" <<'C'
+#include <esp_monitor.h>
+#include <sifive_linux_perf.h>
+#include <socpmu/tensix_regs.h>
+int main(void)
+{
+	return (int)(sizeof(&esp_monitor) + sizeof(&perfInit)) + TENSIX_NR_BANKS;
+}
+C
+flags=$(PKG_CONFIG_SYSROOT_DIR=$d PKG_CONFIG_LIBDIR=$d/usr/lib/pkgconfig \
+	pkg-config --cflags --libs libespmon libsifiveperf 2>&1) || { echo "$flags" | diag; st=1; }
+if ! cc -std=c11 -Wall -Werror -o "$tmp/prog" "$tmp/prog.c" $flags 2>"$tmp/cc.log"; then
+	diag <"$tmp/cc.log"; st=1
+fi
+result make_install_destdir $st
+
+# 2
+st=0
+src=$tmp/src ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
+if ! command -v dkms >/dev/null; then
+	echo "dkms is not installed (make deps installs it)" | diag; st=1
+else
+	make -s -C "$top" install-dkms-src DESTDIR="$src" >/dev/null
+	dk=(--dkmstree "$tmp/dkms" --sourcetree "$src/usr/src")
+	mkdir -p "$tmp/dkms"
+	if ! dkms add -m socpmu -v "$ver" "${dk[@]}" >"$tmp/dkms.log" 2>&1 ||
+	   ! dkms build -m socpmu -v "$ver" -k "$kver" \
+		--kernelsourcedir "/usr/src/linux-headers-$kver" "${dk[@]}" >>"$tmp/dkms.log" 2>&1; then
+		tail -30 "$tmp/dkms.log" | diag; st=1
+	fi
+	for m in $modules; do
+		compgen -G "$tmp/dkms/socpmu/$ver/$kver/*/module/$m.ko*" >/dev/null ||
+			{ echo "dkms built no $m.ko" | diag; st=1; }
+	done
+fi
+result dkms_build $st
+
+# 3: the snippets of README.md's "your own VM session", as written
+st=0
+snips=$(awk '/^Useful next steps inside your own VM session/ { on = 1; next }
+	     on && /^```sh$/ { code = 1; next } code && /^```$/ { exit } code' "$top/README.md")
+[[ $(wc -l <<<"$snips") -ge 3 ]] || { echo "README snippets not found" | diag; st=1; }
+# The console drops what is typed before the shell reads it: a comment first
+{
+	sleep 1
+	printf '%s\n' '################################################################'
+	printf '%s\n' "$snips"
+	printf '%s\n' 'echo SNIPPETS-DONE $?' 'exit'
+} | timeout 300 "$top/tools/vm/run-vm.sh" --interactive --dir "$tmp/vm" >"$tmp/vm.log" 2>&1 ||
+	{ echo "run-vm --interactive failed" | diag; st=1; }
+tr -d '\r' <"$tmp/vm.log" >"$tmp/vm.txt"
+grep -Eq '^ +[0-9,]+ +tensix_0/fpu_instruction,core=2/' "$tmp/vm.txt" ||
+	{ echo "no perf count for core 2" | diag; st=1; }
+grep -q 'Bad event\|not supported\|No such file\|can.t create\|failed' "$tmp/vm.txt" &&
+	{ grep 'Bad event\|not supported\|No such file\|can.t create\|failed' "$tmp/vm.txt" | diag; st=1; }
+grep -q '^SNIPPETS-DONE 0' "$tmp/vm.txt" || { echo "the last snippet failed" | diag; st=1; }
+grep -q 'PMUs: .*esp_0.*pulp_0.*sifive_hpm.*sifive_trace.*tensix_0' "$tmp/vm.txt" ||
+	{ echo "not every PMU in the session" | diag; st=1; }
+[[ $st == 0 ]] || tail -40 "$tmp/vm.txt" | diag
+result vm_session_readme $st
+
+echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
+((fail == 0))
