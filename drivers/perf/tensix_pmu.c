@@ -299,53 +299,69 @@ static void tensix_bank_stop(struct tensix_pmu *tp, unsigned int core,
 }
 
 /*
- * The mux to latch when @event starts the L1 bank of @core. An l1_cycles
- * event does not care, but a muxed L1 event of its group on that core will
- * be added right after it and must find the mux it needs.
+ * The L1 mux that @event's group needs on @core: its own for a muxed L1
+ * event; for an l1_cycles event, that of a muxed L1 event of its group on
+ * that core (it starts the bank for them, and its cycles are their window).
+ * Returns false when nothing on @core needs a particular mux.
  */
-static unsigned int tensix_start_mux(struct tensix_pmu *tp, struct perf_event *event,
-				     unsigned int core)
+static bool tensix_group_mux(struct tensix_pmu *tp, struct perf_event *event,
+			     unsigned int core, unsigned int *mux)
 {
 	struct perf_event *leader = event->group_leader, *sibling;
 	unsigned int first, n;
 
-	if (tensix_ev_muxed(event))
-		return tensix_ev_mux(event);
+	if (tensix_ev_muxed(event)) {
+		*mux = tensix_ev_mux(event);
+		return true;
+	}
 	if (leader->pmu == event->pmu && tensix_ev_muxed(leader)) {
 		n = tensix_ev_cores(tp, leader, &first);
-		if (core >= first && core < first + n)
-			return tensix_ev_mux(leader);
+		if (core >= first && core < first + n) {
+			*mux = tensix_ev_mux(leader);
+			return true;
+		}
 	}
 	for_each_sibling_event(sibling, leader) {
 		if (sibling->pmu != event->pmu || !tensix_ev_muxed(sibling))
 			continue;
 		n = tensix_ev_cores(tp, sibling, &first);
-		if (core >= first && core < first + n)
-			return tensix_ev_mux(sibling);
+		if (core >= first && core < first + n) {
+			*mux = tensix_ev_mux(sibling);
+			return true;
+		}
 	}
-	return 0;
+	return false;
 }
 
 static int tensix_add(struct socpmu *sp, struct perf_event *event)
 {
 	struct tensix_pmu *tp = to_tensix(sp);
-	unsigned int bank = tensix_ev_bank(event), mux = tensix_ev_mux(event);
+	unsigned int bank = tensix_ev_bank(event), mux;
 	unsigned int first, n, core;
 	struct tensix_bank_state *bs;
 
 	n = tensix_ev_cores(tp, event, &first);
-	if (tensix_ev_muxed(event)) {
+	/*
+	 * The bank counts one mux group at a time. An l1_cycles event of a
+	 * group that needs another mux must not count either: it would add
+	 * the cycles of someone else's window to its group's, while perf
+	 * tries the group and rolls it back.
+	 */
+	if (bank == TENSIX_BANK_L1) {
 		for (core = first; core < first + n; core++) {
 			bs = &tp->banks[core][bank];
-			if (bs->users && bs->mux != mux)
+			if (bs->users && tensix_group_mux(tp, event, core, &mux) &&
+			    bs->mux != mux)
 				return -EAGAIN;
 		}
 	}
 	for (core = first; core < first + n; core++) {
 		bs = &tp->banks[core][bank];
-		if (!bs->users++)
-			tensix_bank_start(tp, core, bank, tensix_start_mux(tp, event, core),
-					  tensix_ev_sel(event));
+		if (bs->users++)
+			continue;
+		if (!tensix_group_mux(tp, event, core, &mux))
+			mux = 0;
+		tensix_bank_start(tp, core, bank, mux, tensix_ev_sel(event));
 	}
 	return 0;
 }
