@@ -16,14 +16,17 @@
  * Removing a device while its events are open must not crash. Perf in 6.12
  * cannot unregister a PMU that still has events, so such a PMU is marked
  * dead (its counts freeze, nothing touches the hardware again) and parked
- * on a zombie list until the driver module goes away, which perf's module
- * references guarantee happens only once every event is closed.
+ * on a zombie list. A reaper frees it once perf has let go of it, which
+ * is after the last event's ->destroy (see socpmu_safe_to_free()), or the
+ * driver module's exit does, which perf's module references guarantee
+ * happens only once every event is gone.
  */
 
 #define pr_fmt(fmt) "socpmu: " fmt
 
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/kernel.h>
 #include <linux/idr.h>
 #include <linux/module.h>
@@ -38,9 +41,31 @@
 #define SOCPMU_POLL_MIN_NS	(100 * NSEC_PER_USEC)
 #define SOCPMU_POLL_MAX_NS	(60 * NSEC_PER_SEC)
 
+/* Every registered PMU, and the dead ones of them waiting to be freed */
+static LIST_HEAD(socpmu_list);
 static LIST_HEAD(socpmu_zombies);
-static DEFINE_MUTEX(socpmu_zombies_lock);
+static DEFINE_MUTEX(socpmu_list_lock);	/* both lists */
 static enum cpuhp_state socpmu_cpuhp_state;
+
+/*
+ * Changes of any PMU's nr_events: begun and ended, so that a reader can
+ * tell whether one overlapped its reads (see socpmu_safe_to_free()).
+ */
+static atomic_t socpmu_changes_begun = ATOMIC_INIT(0);
+static atomic_t socpmu_changes_ended = ATOMIC_INIT(0);
+
+static void socpmu_reaper_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(socpmu_reaper, socpmu_reaper_fn);
+#define SOCPMU_REAP_POLL	(HZ / 20)
+
+static void socpmu_nr_events_add(struct socpmu *sp, int n)
+{
+	atomic_inc(&socpmu_changes_begun);
+	smp_mb__after_atomic();
+	atomic_add(n, &sp->nr_events);
+	smp_mb__before_atomic();
+	atomic_inc(&socpmu_changes_ended);
+}
 
 /**
  * socpmu_alloc() - allocate a driver's PMU state
@@ -357,14 +382,22 @@ static void socpmu_event_destroy(struct perf_event *event)
 {
 	struct socpmu *sp = to_socpmu(event->pmu);
 	struct socpmu_event *se = to_socpmu_event(event);
+	unsigned int delay_us = sp->destroy_delay_us;
 
 	kfree(se->vals);
 	kfree(se);
 	event->pmu_private = NULL;
 	socpmu_pin_if_shared(sp, event);
 	/* Pinned before the count drops: pairs with the barrier in socpmu_unregister() */
-	smp_mb__before_atomic();
-	atomic_dec(&sp->nr_events);
+	socpmu_nr_events_add(sp, -1);
+	/*
+	 * From here on @sp may be a zombie that the reaper looks at; perf
+	 * still uses the PMU (put_pmu_ctx(), module_put()) after we return,
+	 * which socpmu_safe_to_free() waits for. The fault-injection delay
+	 * widens that window for the tests.
+	 */
+	if (delay_us)
+		udelay(delay_us);
 }
 
 /**
@@ -445,8 +478,7 @@ static int socpmu_event_init(struct perf_event *event)
 	event->cpu = READ_ONCE(sp->cpu);
 
 	/* Pairs with the barrier in socpmu_unregister() */
-	atomic_inc(&sp->nr_events);
-	smp_mb__after_atomic();
+	socpmu_nr_events_add(sp, 1);
 	if (READ_ONCE(sp->dead)) {
 		ret = -ENODEV;
 		goto err;
@@ -477,10 +509,11 @@ static int socpmu_event_init(struct perf_event *event)
 	se->mask = GENMASK_ULL(width - 1, 0);
 	event->pmu_private = se;
 	event->destroy = socpmu_event_destroy;
+	WRITE_ONCE(sp->had_events, true);
 	return 0;
 
 err:
-	atomic_dec(&sp->nr_events);
+	socpmu_nr_events_add(sp, -1);
 	return ret;
 }
 
@@ -781,9 +814,16 @@ int socpmu_register(struct socpmu *sp, struct device *dev,
 	if (!cpu_online(sp->cpu))
 		sp->cpu = cpumask_first(cpu_online_mask);
 	cpus_read_unlock();
+	/* Fault injection for the removal tests (the simulator's destroy_delay_us=) */
+	device_property_read_u32(dev, "socpmu,test-destroy-delay-us", &sp->destroy_delay_us);
+	sp->destroy_delay_us = min(sp->destroy_delay_us, 100000U);
+
 	ret = perf_pmu_register(&sp->pmu, sp->name, -1);
 	if (ret)
 		goto err_cpuhp;
+	mutex_lock(&socpmu_list_lock);
+	list_add_tail(&sp->node, &socpmu_list);
+	mutex_unlock(&socpmu_list_lock);
 	return 0;
 
 err_cpuhp:
@@ -814,9 +854,13 @@ static int socpmu_cpu_offline(unsigned int cpu, struct hlist_node *node)
 	return 0;
 }
 
+/* Unregister and free a dead PMU; called with socpmu_list_lock held */
 static void socpmu_free(struct socpmu *sp)
 {
 	int cpu;
+
+	lockdep_assert_held(&socpmu_list_lock);
+	list_del(&sp->node);
 
 	/*
 	 * perf_pmu_unregister() (6.12) frees the per-CPU PMU contexts without
@@ -849,18 +893,83 @@ static bool socpmu_in_use(struct socpmu *sp)
 }
 
 /**
+ * socpmu_safe_to_free() - has perf let go of a dead PMU entirely?
+ * @sp: a dead PMU without events (not in use)
+ *
+ * perf goes on using a PMU after an event's ->destroy: __free_event() then
+ * puts the event's PMU context (in the PMU's per-CPU contexts) and the
+ * reference the event holds on pmu->module. Every event of a driver's PMUs
+ * holds one module reference from before ->event_init() to after that, and
+ * is counted in its PMU's nr_events from ->event_init() to ->destroy(); a
+ * pin holds one too (socpmu_pin_if_shared()). So when the driver module's
+ * reference count equals the sum of the nr_events and pins of its PMUs,
+ * read while no nr_events changed, no event of them is between ->destroy()
+ * and its last module_put(), and perf holds nothing of @sp. Anything in
+ * flight can only make the count higher: the PMU then waits for the reaper.
+ * A built-in driver has no module count to go by: a PMU that ever had an
+ * event is kept (until the driver module's exit; for ever if built in).
+ *
+ * Called with socpmu_list_lock held. Return: true when @sp can be freed.
+ */
+static bool socpmu_safe_to_free(struct socpmu *sp)
+{
+	struct module *mod = sp->pmu.module;
+	struct socpmu *p;
+	unsigned int ended;
+	long sum = 0;
+	int refs;
+
+	lockdep_assert_held(&socpmu_list_lock);
+	if (!READ_ONCE(sp->had_events))
+		return true;
+	/* No count of our own: the core's counts its dependent modules too */
+	if (!mod || mod == THIS_MODULE)
+		return false;
+	ended = atomic_read(&socpmu_changes_ended);
+	smp_rmb();	/* the counts after the changes that ended */
+	list_for_each_entry(p, &socpmu_list, node)
+		if (p->pmu.module == mod)
+			sum += atomic_read(&p->nr_events) + READ_ONCE(p->pinned);
+	refs = module_refcount(mod);
+	smp_rmb();	/* a change that began meanwhile is seen below */
+	return atomic_read(&socpmu_changes_begun) == ended && refs == sum;
+}
+
+/* Free the zombies that perf has let go of; again later while some are left */
+static void socpmu_reaper_fn(struct work_struct *work)
+{
+	struct socpmu *sp, *tmp;
+	bool left;
+
+	mutex_lock(&socpmu_list_lock);
+	list_for_each_entry_safe(sp, tmp, &socpmu_zombies, zombie) {
+		if (socpmu_in_use(sp) || !socpmu_safe_to_free(sp))
+			continue;
+		list_del(&sp->zombie);
+		socpmu_free(sp);
+	}
+	left = !list_empty(&socpmu_zombies);
+	mutex_unlock(&socpmu_list_lock);
+	if (left)
+		schedule_delayed_work(&socpmu_reaper, SOCPMU_REAP_POLL);
+}
+
+/**
  * socpmu_unregister() - remove a PMU whose device is going away
  * @sp: the PMU
  *
- * Without open events the PMU is unregistered and freed at once. Otherwise
- * the events keep their counts as of now, every later operation on them is
- * a no-op, and the PMU is parked until socpmu_reap() frees it. Events of
- * other PMUs left in its perf contexts (see socpmu_pin_if_shared()) count
- * as open events.
+ * The PMU never touches the device again. Without open events, and once
+ * perf has let go of it (socpmu_safe_to_free()), it is unregistered and
+ * freed, at once or by the reaper. With open events, the events keep their
+ * counts as of now and every later operation on them is a no-op; the PMU
+ * is freed after the last of them, by the reaper, or at the latest by
+ * socpmu_reap(). Events of other PMUs left in its perf contexts (see
+ * socpmu_pin_if_shared()) count as open events.
  */
 void socpmu_unregister(struct socpmu *sp)
 {
 	unsigned long flags;
+	bool in_use;
 
 	/* Bank the last counts, end any group read, never touch the device again */
 	raw_spin_lock_irqsave(&sp->lock, flags);
@@ -872,14 +981,17 @@ void socpmu_unregister(struct socpmu *sp)
 	raw_spin_unlock_irqrestore(&sp->lock, flags);
 	hrtimer_cancel(&sp->timer);
 
-	if (!socpmu_in_use(sp)) {
+	in_use = socpmu_in_use(sp);
+	if (in_use)
+		pr_info("%s: device removed with events open, counts frozen\n", sp->name);
+	mutex_lock(&socpmu_list_lock);
+	if (!in_use && socpmu_safe_to_free(sp)) {
 		socpmu_free(sp);
-		return;
+	} else {
+		list_add_tail(&sp->zombie, &socpmu_zombies);
+		schedule_delayed_work(&socpmu_reaper, SOCPMU_REAP_POLL);
 	}
-	pr_info("%s: device removed with events open, counts frozen\n", sp->name);
-	mutex_lock(&socpmu_zombies_lock);
-	list_add_tail(&sp->zombie, &socpmu_zombies);
-	mutex_unlock(&socpmu_zombies_lock);
+	mutex_unlock(&socpmu_list_lock);
 }
 EXPORT_SYMBOL_GPL(socpmu_unregister);
 
@@ -893,7 +1005,7 @@ void socpmu_reap(struct ida *ida)
 {
 	struct socpmu *sp, *tmp;
 
-	mutex_lock(&socpmu_zombies_lock);
+	mutex_lock(&socpmu_list_lock);
 	list_for_each_entry_safe(sp, tmp, &socpmu_zombies, zombie) {
 		if (sp->ida != ida)
 			continue;
@@ -901,7 +1013,7 @@ void socpmu_reap(struct ida *ida)
 		list_del(&sp->zombie);
 		socpmu_free(sp);
 	}
-	mutex_unlock(&socpmu_zombies_lock);
+	mutex_unlock(&socpmu_list_lock);
 }
 EXPORT_SYMBOL_GPL(socpmu_reap);
 
@@ -920,6 +1032,8 @@ module_init(socpmu_core_init);
 
 static void __exit socpmu_core_exit(void)
 {
+	/* Every driver has reaped its PMUs on its way out */
+	cancel_delayed_work_sync(&socpmu_reaper);
 	cpuhp_remove_multi_state(socpmu_cpuhp_state);
 }
 module_exit(socpmu_core_exit);

@@ -36,6 +36,8 @@ struct property_entry;
  * @reads: register reads through the regmap (debugfs "regs")
  * @writes: register writes through the regmap
  * @probe_err: result of probing @dev
+ * @sleeping_regmap: the regmap says it may sleep (sleeping_regmap=1)
+ * @destroy_delay_us: the child's "socpmu,test-destroy-delay-us" property
  */
 struct socpmu_sim_dev {
 	struct list_head node;
@@ -47,6 +49,7 @@ struct socpmu_sim_dev {
 	void *model;
 	unsigned int max_register;
 	bool sleeping_regmap;
+	unsigned int destroy_delay_us;
 	atomic64_t reads;
 	atomic64_t writes;
 	int probe_err;

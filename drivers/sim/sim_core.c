@@ -182,14 +182,27 @@ static void socpmu_sim_del_child(void *child)
 int socpmu_sim_add_child(struct socpmu_sim_dev *sdev, const char *name,
 			 const struct property_entry *props)
 {
-	const struct platform_device_info info = {
+	struct property_entry *all __free(kfree) = NULL;
+	struct platform_device_info info = {
 		.parent = sdev->dev,
 		.name = name,
 		.id = sdev->id,
 		.properties = props,
 	};
 	struct platform_device *child;
+	size_t n = 0;
 
+	/* destroy_delay_us=: the socpmu core's fault-injection property */
+	if (sdev->destroy_delay_us) {
+		while (props[n].name)
+			n++;
+		all = kcalloc(n + 2, sizeof(*all), GFP_KERNEL);
+		if (!all)
+			return -ENOMEM;
+		memcpy(all, props, n * sizeof(*all));
+		all[n] = PROPERTY_ENTRY_U32("socpmu,test-destroy-delay-us", sdev->destroy_delay_us);
+		info.properties = all;
+	}
 	child = platform_device_register_full(&info);
 	if (IS_ERR(child))
 		return PTR_ERR(child);
@@ -464,6 +477,14 @@ static int socpmu_sim_new(char *args)
 			/* A regmap that says it may sleep, for the drivers' refusal */
 			if (kstrtobool(val, &sdev->sleeping_regmap)) {
 				pr_debug("sleeping_regmap=%s: expected 0 or 1\n", val);
+				ret = -EINVAL;
+				goto err_free;
+			}
+		} else if (!strcmp(key, "destroy_delay_us")) {
+			/* Widens the window after an event's ->destroy (removal tests) */
+			if (kstrtouint(val, 0, &sdev->destroy_delay_us) ||
+			    sdev->destroy_delay_us > 100000) {
+				pr_debug("destroy_delay_us=%s: expected 0..100000\n", val);
 				ret = -EINVAL;
 				goto err_free;
 			}

@@ -128,6 +128,9 @@ struct socpmu {
 	struct delayed_work idle_work;
 	int cpu;			/* events count in this CPU's context */
 	bool refused;			/* socpmu_refuse() has logged at info level */
+	bool had_events;		/* an event was ever created */
+	unsigned int destroy_delay_us;	/* fault injection, see socpmu_event_destroy() */
+	struct list_head node;		/* in the core's list of every PMU */
 	struct hlist_node cpuhp_node;
 };
 

@@ -22,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include <poll.h>
+#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -628,6 +629,92 @@ TEST_F_TIMEOUT(rel, poll_timer_two_cpus, 3600)
 	close(b);
 	ksft_print_msg("poll timer on CPU %d, last event on CPU %d: %lu cycles\n", cpu_b,
 		       self->d.cpu, n);
+}
+
+/*
+ * Removal while an event is being freed. perf goes on using the PMU after
+ * an event's ->destroy (put_pmu_ctx(), module_put() of pmu->module); the
+ * simulator's destroy_delay_us=60000 holds the event in that window for
+ * 60 ms (longer than unregistering a PMU takes), while another thread
+ * deletes the device 0-40 ms into it. The PMU must only be freed once perf
+ * let go of it: SOCPMU_REMOVAL_ROUNDS rounds (default 200) without an oops
+ * or slab damage (the VM boots with slub_debug poisoning, so a use of
+ * freed PMU memory shows), and every dead PMU goes away.
+ */
+struct closer {
+	int fd;
+	int64_t delay_us;
+	uint64_t close_ns;	/* how long close() took: >= the ->destroy delay */
+};
+
+static void *closer_fn(void *arg)
+{
+	struct closer *c = arg;
+	uint64_t t0 = sp_now_ns();
+
+	close(c->fd);
+	c->close_ns = sp_now_ns() - t0;
+	return NULL;
+}
+
+/* How many tensix_<n> PMUs are registered */
+static int count_tensix_pmus(void)
+{
+	DIR *dir = opendir("/sys/bus/event_source/devices");
+	struct dirent *de;
+	int n = 0;
+
+	if (!dir)
+		return -1;
+	while ((de = readdir(dir)))
+		n += !strncmp(de->d_name, "tensix_", 7);
+	closedir(dir);
+	return n;
+}
+
+TEST_F_TIMEOUT(rel, removal_during_destroy, 3600)
+{
+	const struct tev *e_fpu = tev("fpu_instruction");
+	long rounds = rel_env("SOCPMU_REMOVAL_ROUNDS", 200);
+	int before = count_tensix_pmus(), after = -1;
+	uint64_t min_close = UINT64_MAX;
+	long r;
+
+	if (sp_sim_available())
+		SKIP(return, "no simulator");
+	for (r = 0; r < rounds; r++) {
+		struct closer c = { .delay_us = (r % 5) * 10000 };
+		pthread_t th;
+		int ret;
+
+		sp_sim_del_device("rel_rm");
+		ret = sp_dev_create(&self->d, "tensix", "rel_rm", "cores=1 destroy_delay_us=60000",
+				    "tensix_");
+		if (ret == -EINVAL || ret == -ENODEV)
+			SKIP(return, "no Tensix model or driver");
+		ASSERT_EQ(0, ret) TH_LOG("round %ld: creating: %s", r, strerror(-ret));
+		c.fd = sp_open(&self->d, cfg_of(e_fpu), 0, -1, 0);
+		ASSERT_LE(0, c.fd);
+		ASSERT_EQ(0, pthread_create(&th, NULL, closer_fn, &c));
+		/* into the 2 ms after ->destroy, at a few offsets */
+		usleep((useconds_t)c.delay_us);
+		ASSERT_EQ(0, sp_dev_delete(&self->d));
+		ASSERT_EQ(0, pthread_join(th, NULL));
+		if (c.close_ns < min_close)
+			min_close = c.close_ns;
+	}
+	/* The window was there: every close() spent the ~60 ms in ->destroy */
+	EXPECT_LE(50000000, min_close) TH_LOG("a close() took %llu us",
+					     (unsigned long long)min_close / 1000);
+	/* The dead PMUs go away once perf let go of them */
+	for (int i = 0; i < 100; i++) {
+		after = count_tensix_pmus();
+		if (after <= before)
+			break;
+		sp_sleep_ms(50);
+	}
+	EXPECT_LE(after, before) TH_LOG("%d tensix PMUs, %d before the removals", after, before);
+	ksft_print_msg("removal during ->destroy: %ld rounds, dead PMUs all freed\n", r);
 }
 
 /*
