@@ -27,6 +27,7 @@
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/poison.h>
 #include <linux/kernel.h>
 #include <linux/idr.h>
 #include <linux/module.h>
@@ -875,6 +876,9 @@ static void socpmu_free(struct socpmu *sp)
 	cpuhp_state_remove_instance_nocalls(socpmu_cpuhp_state, &sp->cpuhp_node);
 	perf_pmu_unregister(&sp->pmu);
 	ida_free(sp->ida, sp->id);
+	/* Under fault injection, a use of the freed PMU (pmu.module...) faults */
+	if (sp->destroy_delay_us)
+		memset(sp, POISON_FREE, sizeof(*sp));
 	kfree(sp);
 }
 

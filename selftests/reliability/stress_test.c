@@ -638,8 +638,8 @@ TEST_F_TIMEOUT(rel, poll_timer_two_cpus, 3600)
  * 60 ms (longer than unregistering a PMU takes), while another thread
  * deletes the device 0-40 ms into it. The PMU must only be freed once perf
  * let go of it: SOCPMU_REMOVAL_ROUNDS rounds (default 200) without an oops
- * or slab damage (the VM boots with slub_debug poisoning, so a use of
- * freed PMU memory shows), and every dead PMU goes away.
+ * (with the delay, the core poisons a PMU it frees, so a use of the freed
+ * PMU faults), and every dead PMU goes away.
  */
 struct closer {
 	int fd;

@@ -795,28 +795,34 @@ known_workload() {
 	done
 	echo off > "$SIMDBG/$2/workload"
 	# a metric from the pinned pass that counted its inputs; the two that need
-	# both rings at once exist only in the multiplexed pass
+	# both rings at once exist only in the multiplexed pass, checked there
 	awk -F, 'FNR == 1 { f++; next }
 		 f < 3 && (!($1 in v) || v[$1] == "n/a") { v[$1] = $2; next }
 		 f == 3 && v[$1] == "n/a" { v[$1] = $2 }
 		 END { print "name,value,inputs"; for (k in v) print k "," v[k] "," }' \
 		"$TMP/known_$1_0.csv" "$TMP/known_$1_1.csv" "$TMP/known_$1_all.csv" \
 		> "$TMP/known_$1.csv"
-	check_known "$1" "$TMP/known_$1.csv" pinned || st=1
-	check_known "$1" "$TMP/known_$1_all.csv" multiplexed || st=1
+	check_known "$1" "$TMP/known_$1.csv" pinned 1 "noc_txn_per_cycle noc_est_bytes_per_cycle" || st=1
+	check_known "$1" "$TMP/known_$1_all.csv" multiplexed 3 || st=1
 	return $st
 }
 
-# check_known ARCH CSV WHAT: every metric of list --metrics within 1 % of its closed form
+# check_known ARCH CSV WHAT PCT [SKIP]: every metric of list --metrics (but the
+# names in SKIP) within PCT % of its closed
+# form. A multiplexed pass gets 3 %: each rotation starts a group's members
+# one after the other while the bank counts (tensix-perf.rst, "Limits"),
+# which a loaded machine stretches (1.2-1.6 % seen under two busy VMs;
+# about 0 on an idle one).
 check_known() {
 	st2=0
-	awk '
+	awk -v P="$4" -v SKIP=" ${5:-} " '
 	FNR == NR { if ($1 != "bound_classification") { list[$1] = 1; kind[$1] = $2 }; next }
 	FILENAME ~ /want$/ { want[$1] = $2; next }
 	FNR > 1 { got[$1] = $2 }
 	END {
 		for (k in list) {
 			if (!(k in want)) { print "# " k ": no closed form in the test"; bad++; continue }
+			if (index(SKIP, " " k " ")) continue
 			if (!(k in got)) { print "# " k ": not in --csv-metrics"; bad++; continue }
 			w = want[k]; g = got[k]
 			if (w == "n/a" || g == "n/a") {
@@ -827,11 +833,11 @@ check_known() {
 			# prints percentages), any other value to 1 % of itself
 			d = g - w; if (d < 0) d = -d
 			a = w < 0 ? -w : w
-			lim = kind[k] == "fraction" ? 0.01 : 0.01 * a
+			lim = kind[k] == "fraction" ? P / 100 : P / 100 * a
 			if (d > lim + 1e-9) { printf "# %s: got %s, want %.6f\n", k, g, w; bad++ }
 			else ok++
 		}
-		print "# " ok " metrics within 1 % of their closed form"
+		print "# " ok " metrics within " P " % of their closed form"
 		exit bad ? 1 : 0
 	}' "$TMP/fractions" FS=' ' "$TMP/known_$1.want" FS=, "$2" > "$TMP/known_$1_$3.diag" ||
 		st2=1

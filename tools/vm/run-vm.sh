@@ -57,9 +57,7 @@ GRACE=60
 # Console: ttyS0. loglevel=5 keeps boot chatter off the console but still
 # shows warnings, oopses and hung tasks. panic=-1 + -no-reboot: a panic ends
 # qemu at once. Hung tasks are reported after 30 s instead of 120 s.
-# slub_debug=FZP: freed slab memory is poisoned and checked, so that a use
-# after free (e.g. of a removed PMU) faults instead of reading stale data.
-CMDLINE="console=ttyS0 panic=-1 printk.time=1 loglevel=5 sysctl.kernel.hung_task_timeout_secs=30 slub_debug=FZP"
+CMDLINE="console=ttyS0 panic=-1 printk.time=1 loglevel=5 sysctl.kernel.hung_task_timeout_secs=30"
 
 usage() {
 	sed -n '3,15s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
