@@ -143,29 +143,6 @@ static int bench_decoder(void)
 
 /* ---- 2. and 3. the library on the simulated harts ---- */
 
-static int syscall_counter(void)
-{
-	static const char *const paths[] = {
-		"/sys/kernel/tracing/events/raw_syscalls/sys_enter/id",
-		"/sys/kernel/debug/tracing/events/raw_syscalls/sys_enter/id",
-	};
-	struct perf_event_attr attr;
-	uint64_t id;
-	unsigned int i;
-
-	for (i = 0; i < 2; i++) {
-		if (sp_read_u64_file(paths[i], &id))
-			continue;
-		memset(&attr, 0, sizeof(attr));
-		attr.size = sizeof(attr);
-		attr.type = PERF_TYPE_TRACEPOINT;
-		attr.config = id;
-		attr.disabled = 1;
-		return sp_perf_event_open(&attr, 0, -1, -1, 0);
-	}
-	return -ENOENT;
-}
-
 __attribute__((noinline)) static void callee(void)
 {
 	asm volatile("" ::: "memory");
@@ -209,7 +186,7 @@ static int bench_library(unsigned int nctr)
 	off = hooks(CALLS);			/* trace off: the hooks only */
 	if (perfTraceOn())
 		return -1;
-	sc = syscall_counter();
+	sc = spt_syscall_counter();
 	if (sc >= 0)
 		ioctl(sc, PERF_EVENT_IOC_ENABLE, 0);
 	on = hooks(CALLS);
