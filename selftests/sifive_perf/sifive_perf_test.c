@@ -11,10 +11,11 @@
  * records with exact counts of injected events in every count type; two
  * threads on two harts recording at once; the timer (sampled PCs);
  * function entry/exit records and their addresses; a buffer that fills
- * (stop on wrap); the SRAM sink; the cost of a record (one system call
- * with counters, counted by the kernel) and the same trace from the
- * kernel-read counters as from the two-call path. Each test runs in its own process, so
- * the library starts afresh; devices are removed by the parent.
+ * (stop on wrap); the SRAM sink; the record ioctl's checks; the cost of a
+ * record (one system call with counters, counted by the kernel) and the
+ * same trace from the kernel-read counters as from the two-call path. Each
+ * test runs in its own process, so the library starts afresh; devices are
+ * removed by the parent.
  *
  * Needs root and the modules loaded; skips otherwise.
  */
@@ -625,6 +626,26 @@ TEST_F(spf_count, one_syscall_same_trace)
 		if (i)
 			EXPECT_LE(a.rec[i - 1].end_ts, ra->ts) TH_LOG("record %u", i);
 	}
+	/* and so does sifive-perf decode (csv, the timestamp column left out) */
+	if (!access("/usr/bin/sifive-perf", X_OK)) {
+		char cmd[512];
+		int i2;
+
+		for (i2 = 0; i2 < 2; i2++) {
+			snprintf(cmd, sizeof(cmd), "sifive-perf decode %s -c %d --srcbits %u "
+				 "--format csv 2> /dev/null | cut -d, -f1,2,4- > %s.csv",
+				 i2 ? file2 : self->file, SPT_CHANNEL, self->dev.srcbits,
+				 i2 ? file2 : self->file);
+			EXPECT_EQ(0, system(cmd)) TH_LOG("%s", cmd);
+		}
+		snprintf(cmd, sizeof(cmd), "test $(wc -l < %s.csv) -eq %llu && cmp %s.csv %s.csv",
+			 self->file, (unsigned long long)recs + 1, self->file, file2);
+		EXPECT_EQ(0, system(cmd)) TH_LOG("%s", cmd);
+		snprintf(cmd, sizeof(cmd), "rm -f %s.csv %s.csv", self->file, file2);
+		system(cmd);
+	} else {
+		TH_LOG("no /usr/bin/sifive-perf: in-process decode only");
+	}
 	/* the injected counts: 2^33 took its 16-bit part */
 	EXPECT_EQ((uint64_t)1 << 33, a.rec[3 * (NCMP / 2)].value[0] -
 		  a.rec[3 * (NCMP / 2) - 1].value[0]);
@@ -632,6 +653,138 @@ TEST_F(spf_count, one_syscall_same_trace)
 	spt_decoded_free(&b);
 	unlink(file2);
 	munmap(o, 2 * sizeof(*o));
+}
+
+/* ---- the record ioctl's checks ---- */
+
+struct other_thread {
+	int fd;
+	struct sifive_itc_record *r;
+	int err;
+};
+
+static void *record_from_other(void *p)
+{
+	struct other_thread *o = p;
+
+	o->err = ioctl(o->fd, SIFIVE_ITC_IOC_RECORD, o->r) ? errno : 0;
+	return NULL;
+}
+
+static int itc_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? errno : 0;
+}
+
+TEST_F(spf, record_ioctl)
+{
+	int type = pmu_type(self->dev.hpm.pmu), fd;
+	struct sifive_itc_counter c[SIFIVE_ITC_MAX_COUNTERS + 1];
+	struct sifive_itc_counters cs;
+	struct sifive_itc_write w[SIFIVE_ITC_MAX_PREFIX + 1];
+	struct sifive_itc_record r;
+	struct other_thread o;
+	pthread_t t;
+	unsigned int i;
+
+	ASSERT_LE(0, type);
+	ASSERT_EQ(0, spt_pin(0));
+	fd = open(SIFIVE_ITC_DEVICE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	memset(c, 0, sizeof(c));
+	for (i = 0; i <= SIFIVE_ITC_MAX_COUNTERS; i++) {
+		c[i].type = (uint32_t)type;
+		c[i].config = 1ULL << 16 | HW_CACHE_L1I << 3 | 1;	/* I$ read misses */
+		c[i].mask = (1ULL << 40) - 1;
+	}
+	c[1].config = 2ULL << 16;			/* raw: D$ misses */
+	c[1].config1 = 0x202;
+	for (i = 0; i <= SIFIVE_ITC_MAX_PREFIX; i++)
+		w[i] = (struct sifive_itc_write){ .channel = SPT_CHANNEL, .width = 8, .value = 2 };
+	memset(&r, 0, sizeof(r));
+	r.entries = (uintptr_t)w;
+	r.count = 1;
+	/* no counters yet */
+	EXPECT_EQ(ENOENT, itc_ioctl(fd, SIFIVE_ITC_IOC_RECORD, &r));
+	/* bad counter sets */
+	memset(&cs, 0, sizeof(cs));
+	cs.counters = (uintptr_t)c;
+	cs.channel = SPT_CHANNEL;
+	cs.mode = SIFIVE_ITC_COUNT_RAW;
+	EXPECT_EQ(EINVAL, itc_ioctl(fd, SIFIVE_ITC_IOC_COUNTERS, &cs));		/* none */
+	cs.count = SIFIVE_ITC_MAX_COUNTERS + 1;
+	EXPECT_EQ(EINVAL, itc_ioctl(fd, SIFIVE_ITC_IOC_COUNTERS, &cs));
+	cs.count = 2;
+	cs.channel = 32;
+	EXPECT_EQ(EINVAL, itc_ioctl(fd, SIFIVE_ITC_IOC_COUNTERS, &cs));
+	cs.channel = SPT_CHANNEL;
+	cs.mode = 3;
+	EXPECT_EQ(EINVAL, itc_ioctl(fd, SIFIVE_ITC_IOC_COUNTERS, &cs));
+	cs.mode = SIFIVE_ITC_COUNT_RAW;
+	cs.flags = 1;
+	EXPECT_EQ(EINVAL, itc_ioctl(fd, SIFIVE_ITC_IOC_COUNTERS, &cs));
+	cs.flags = 0;
+	c[1].mask = 0;
+	EXPECT_EQ(EINVAL, itc_ioctl(fd, SIFIVE_ITC_IOC_COUNTERS, &cs));
+	c[1].mask = (1ULL << 40) - 1;
+	c[1].reserved = 1;
+	EXPECT_EQ(EINVAL, itc_ioctl(fd, SIFIVE_ITC_IOC_COUNTERS, &cs));
+	c[1].reserved = 0;
+	c[1].type = PERF_TYPE_TRACEPOINT;
+	EXPECT_EQ(EINVAL, itc_ioctl(fd, SIFIVE_ITC_IOC_COUNTERS, &cs));
+	c[1].type = (uint32_t)type;
+	c[1].config1 = 0x7;				/* the harts cannot count it */
+	EXPECT_NE(0, itc_ioctl(fd, SIFIVE_ITC_IOC_COUNTERS, &cs));
+	c[1].config1 = 0x202;
+	cs.counters = 8;				/* a bad pointer */
+	EXPECT_EQ(EFAULT, itc_ioctl(fd, SIFIVE_ITC_IOC_COUNTERS, &cs));
+	cs.counters = (uintptr_t)c;
+	/* and then it works, once */
+	ASSERT_EQ(0, itc_ioctl(fd, SIFIVE_ITC_IOC_COUNTERS, &cs));
+	EXPECT_EQ(EBUSY, itc_ioctl(fd, SIFIVE_ITC_IOC_COUNTERS, &cs));
+
+	/* bad records write nothing */
+	r.flags = 2;
+	EXPECT_EQ(EINVAL, itc_ioctl(fd, SIFIVE_ITC_IOC_RECORD, &r));
+	r.flags = SIFIVE_ITC_REC_RESET;
+	r.count = SIFIVE_ITC_MAX_PREFIX + 1;
+	EXPECT_EQ(EINVAL, itc_ioctl(fd, SIFIVE_ITC_IOC_RECORD, &r));
+	r.count = 2;
+	w[1].width = 7;
+	EXPECT_EQ(EINVAL, itc_ioctl(fd, SIFIVE_ITC_IOC_RECORD, &r));
+	w[1].width = 8;
+	r.entries = 8;
+	EXPECT_EQ(EFAULT, itc_ioctl(fd, SIFIVE_ITC_IOC_RECORD, &r));
+	r.entries = (uintptr_t)w;
+	/* the prefix and a 32-bit store a counter */
+	ASSERT_EQ(0, itc_ioctl(fd, SIFIVE_ITC_IOC_RECORD, &r));
+	EXPECT_EQ(4u, r.written);
+	EXPECT_EQ(0, r.cpu);
+	EXPECT_EQ(0u, r.clipped);
+	/* no prefix; a count above 32 bits takes its 16-bit store too */
+	ASSERT_EQ(0, spt_inject(&self->dev, 0, "dcache_miss", 1ul << 33));
+	r.count = 0;
+	r.flags = 0;
+	ASSERT_EQ(0, itc_ioctl(fd, SIFIVE_ITC_IOC_RECORD, &r));
+	EXPECT_EQ(3u, r.written);
+	/* the whole prefix */
+	r.count = SIFIVE_ITC_MAX_PREFIX;
+	ASSERT_EQ(0, itc_ioctl(fd, SIFIVE_ITC_IOC_RECORD, &r));
+	EXPECT_LE(SIFIVE_ITC_MAX_PREFIX + 2u, r.written);
+	/* the counters are this thread's: another may not read them */
+	r.count = 1;
+	o.fd = fd;
+	o.r = &r;
+	ASSERT_EQ(0, pthread_create(&t, NULL, record_from_other, &o));
+	pthread_join(t, NULL);
+	EXPECT_EQ(EPERM, o.err);
+	/* the plain batch still works on the file */
+	{
+		struct sifive_itc_batch b = { .entries = (uintptr_t)w, .count = 1 };
+
+		EXPECT_EQ(0, itc_ioctl(fd, SIFIVE_ITC_IOC_WRITE, &b));
+	}
+	EXPECT_EQ(0, close(fd));
 }
 
 TEST_HARNESS_MAIN
