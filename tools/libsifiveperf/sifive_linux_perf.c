@@ -11,11 +11,12 @@
  * call per record with or without counters). Where the driver has no such
  * ioctl (or SIFIVE_PERF_ITC_RECORD=0), the thread opens one group of the
  * events itself and reads it with one read() before each record's ioctl
- * (two system calls per record); the trace is the same. The events are assigned HPM counter numbers as the vendor library
- * does: cycles 0, HW_TIMESTAMP (the time counter) 1, instructions 2, every
- * other event the next programmable counter (3, 4, ...) whatever its place
- * in the list; events beyond the programmable counters the harts have are
- * left out (with a warning). A thread's counters count that thread only.
+ * (two system calls per record); the trace is the same. The events are
+ * assigned HPM counter numbers as the vendor library does: cycles 0,
+ * HW_TIMESTAMP (the time counter) 1, instructions 2, every other event the
+ * next programmable counter (3, 4, ...) whatever its place in the list;
+ * events beyond the programmable counters the harts have are left out
+ * (with a warning). A thread's counters count that thread only.
  *
  * Trace: the sifive_trace PMU. Each recording thread opens one per-task
  * event (sink SRAM or SBA, stop-on-wrap, timestamps, the ITC channel) with
