@@ -13,7 +13,9 @@
  *     harts, with 0 and 3 counters, against the hooks with the trace off;
  *  3. system calls per trace record, counted by the kernel (the
  *     raw_syscalls:sys_enter tracepoint, this thread only) and by the
- *     library; and trace bytes per record.
+ *     library; and trace bytes per record;
+ *  4. the parts of a record's cost: a bare system call, an ITC ioctl of
+ *     one store, a store more, a counter read in the record ioctl.
  *
  * Figures only: the exit status is 0 unless something could not run.
  */
@@ -143,29 +145,6 @@ static int bench_decoder(void)
 
 /* ---- 2. and 3. the library on the simulated harts ---- */
 
-static int syscall_counter(void)
-{
-	static const char *const paths[] = {
-		"/sys/kernel/tracing/events/raw_syscalls/sys_enter/id",
-		"/sys/kernel/debug/tracing/events/raw_syscalls/sys_enter/id",
-	};
-	struct perf_event_attr attr;
-	uint64_t id;
-	unsigned int i;
-
-	for (i = 0; i < 2; i++) {
-		if (sp_read_u64_file(paths[i], &id))
-			continue;
-		memset(&attr, 0, sizeof(attr));
-		attr.size = sizeof(attr);
-		attr.type = PERF_TYPE_TRACEPOINT;
-		attr.config = id;
-		attr.disabled = 1;
-		return sp_perf_event_open(&attr, 0, -1, -1, 0);
-	}
-	return -ENOENT;
-}
-
 __attribute__((noinline)) static void callee(void)
 {
 	asm volatile("" ::: "memory");
@@ -183,6 +162,53 @@ static double hooks(unsigned int calls)
 		__cyg_profile_func_exit(callee, (void *)hooks);
 	}
 	return (now_s() - t0) * 1e9 / calls;
+}
+
+#define PARTS	2000
+
+/* ns per call of @what */
+#define TIME_CALLS(what) ({						\
+	double __t0 = now_s();						\
+	unsigned int __i;						\
+									\
+	for (__i = 0; __i < PARTS; __i++)				\
+		what;							\
+	(now_s() - __t0) * 1e9 / PARTS;					\
+})
+
+/*
+ * The parts of a record's cost (after the trace was written: these stores
+ * are not in it): a bare system call, an ITC ioctl of 1 and of 17 stores,
+ * and (with counters) the record ioctl of 1 store and the counters.
+ */
+static void cost_parts(unsigned int nctr)
+{
+	struct sifive_itc_write w[17];
+	struct sifive_itc_batch b = { .entries = (uintptr_t)w, .count = 1 };
+	struct sifive_itc_record r = { .entries = (uintptr_t)w, .count = 1 };
+	struct spf_slot *s = tls_slot;
+	double sys, one, many, rec = 0, store;
+	unsigned int i;
+
+	for (i = 0; i < 17; i++)
+		w[i] = (struct sifive_itc_write){ .channel = SPT_CHANNEL, .width = 8, .value = 2 };
+	sys = TIME_CALLS(syscall(SYS_getppid));
+	one = TIME_CALLS(ioctl(g.itc_fd, SIFIVE_ITC_IOC_WRITE, &b));
+	b.count = 17;
+	many = TIME_CALLS(ioctl(g.itc_fd, SIFIVE_ITC_IOC_WRITE, &b));
+	store = (many - one) / 16;
+	if (s && s->rec_fd >= 0) {
+		rec = TIME_CALLS(ioctl(s->rec_fd, SIFIVE_ITC_IOC_RECORD, &r));
+		r.written = 0;
+		ioctl(s->rec_fd, SIFIVE_ITC_IOC_RECORD, &r);
+	}
+	printf("# library, %u counter(s): parts: %.0f ns a bare system call (getppid), "
+	       "%.0f ns an ITC ioctl of 1 store, %.0f ns a store more", nctr, sys, one, store);
+	if (rec > 0)
+		printf(", %.0f ns the record ioctl of 1 store + %u counters (%u stores): "
+		       "%.0f ns a counter read", rec, nctr, r.written,
+		       (rec - one - (r.written - 1) * store) / nctr);
+	printf("\n");
 }
 
 static int bench_library(unsigned int nctr)
@@ -209,7 +235,7 @@ static int bench_library(unsigned int nctr)
 	off = hooks(CALLS);			/* trace off: the hooks only */
 	if (perfTraceOn())
 		return -1;
-	sc = syscall_counter();
+	sc = spt_syscall_counter();
 	if (sc >= 0)
 		ioctl(sc, PERF_EVENT_IOC_ENABLE, 0);
 	on = hooks(CALLS);
@@ -237,6 +263,7 @@ static int bench_library(unsigned int nctr)
 	printf(", %.1f trace bytes per record\n", st.records ? (double)sb.st_size / st.records : 0);
 	printf("call_overhead_ns_%uctr %.0f\nsyscalls_per_record_%uctr %.2f\n", nctr, on, nctr,
 	       st.records ? (double)st.syscalls / st.records : 0);
+	cost_parts(nctr);
 	return ret || st.dropped || st.errors ? -1 : 0;
 }
 

@@ -120,6 +120,35 @@ static inline double spt_cpu_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/*
+ * System calls of the calling thread, counted by the kernel: a disabled
+ * counting event on the raw_syscalls:sys_enter tracepoint (enable it with
+ * PERF_EVENT_IOC_ENABLE; the PERF_EVENT_IOC_DISABLE that stops it counts
+ * too). The fd, or a negative errno.
+ */
+static inline int spt_syscall_counter(void)
+{
+	static const char *const paths[] = {
+		"/sys/kernel/tracing/events/raw_syscalls/sys_enter/id",
+		"/sys/kernel/debug/tracing/events/raw_syscalls/sys_enter/id",
+	};
+	struct perf_event_attr attr;
+	uint64_t id;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		if (sp_read_u64_file(paths[i], &id))
+			continue;
+		memset(&attr, 0, sizeof(attr));
+		attr.size = sizeof(attr);
+		attr.type = PERF_TYPE_TRACEPOINT;
+		attr.config = id;
+		attr.disabled = 1;
+		return sp_perf_event_open(&attr, 0, -1, -1, 0);
+	}
+	return -ENOENT;
+}
+
 /* ---- a trace file, decoded ---- */
 
 #define SPT_MAX_RECS	200000

@@ -11,13 +11,19 @@
  * records with exact counts of injected events in every count type; two
  * threads on two harts recording at once; the timer (sampled PCs);
  * function entry/exit records and their addresses; a buffer that fills
- * (stop on wrap); the SRAM sink. Each test runs in its own process, so
- * the library starts afresh; devices are removed by the parent.
+ * (stop on wrap); the SRAM sink; the record ioctl's checks; the cost of a
+ * record (one system call with counters, counted by the kernel) and the
+ * same trace from the kernel-read counters as from the two-call path. Each
+ * test runs in its own process, so the library starts afresh; devices are
+ * removed by the parent.
  *
  * Needs root and the modules loaded; skips otherwise.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "sifive_perf_lib.h"
@@ -188,7 +194,7 @@ TEST_F(spf_count, manual_exact)
 	EXPECT_EQ(1u, st.headers);
 	EXPECT_EQ(0u, st.dropped);
 	EXPECT_EQ(0u, st.errors);
-	EXPECT_EQ(2u * NMANUAL + 1, st.syscalls);	/* a read and an ioctl per record */
+	EXPECT_EQ(NMANUAL + 1u, st.syscalls);	/* one ioctl per record, one for the header */
 
 	ASSERT_EQ(0, spt_decode_file(self->file, self->dev.srcbits, &d));
 	EXPECT_EQ(0u, d.res.nexus.invalid);
@@ -453,6 +459,332 @@ TEST_F(spf, buffer_full)
 	for (i = 1; i < d.nrec; i++)
 		EXPECT_LE(d.rec[i - 1].value[0], d.rec[i].value[0]);
 	spt_decoded_free(&d);
+}
+
+/* ---- one system call per record, and the same trace as the two-call path ---- */
+
+#define NCMP		60	/* records of each kind, compared */
+#define NCOUNT		200	/* entry/exit pairs, their system calls counted */
+
+struct run_out {
+	struct perfStats st;
+	uint64_t ksys;		/* kernel's count over the NCOUNT pairs (+1: the disable) */
+	bool kcount;		/* the count is there */
+	int failed;		/* the step that failed, 0 if none */
+};
+
+__attribute__((noinline)) static void cmp_fn(void)
+{
+	asm volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static int cmp_site(void)
+{
+	int ret = perfWriteCntrs();
+
+	asm volatile("" ::: "memory");
+	return ret;
+}
+
+/*
+ * A child's traced run: entry, exit and manual records with injected
+ * events between them (one of 2^33 so that values take their 16-bit
+ * part), then NCOUNT entry/exit pairs whose system calls the kernel counts.
+ * @rec: SIFIVE_PERF_ITC_RECORD (0: the counters read by the library).
+ */
+static void traced_run(struct spt_dev *dev, const char *file, const char *rec,
+		       perfCountType_t count, uint32_t sba, struct run_out *o)
+{
+	perfEvent ev[] = { DCACHE_MISS, ICACHE_MISS };
+	unsigned int i;
+	int sc;
+
+	setenv("SIFIVE_PERF_ITC_RECORD", rec, 1);
+	if (spt_pin(0) || perfInit(dev->harts, 1) ||
+	    perfFuncEntryExitInit(ev, 2, SPT_CHANNEL, count, sba) || perfTraceOn()) {
+		o->failed = 1;
+		return;
+	}
+	for (i = 0; i < NCMP; i++) {
+		if (spt_inject(dev, 0, "dcache_miss", i == NCMP / 2 ? 1ul << 33 : i * 7 + 1) ||
+		    (i % 3 == 0 && spt_inject(dev, 0, "icache_miss", 1))) {
+			o->failed = 2;
+			return;
+		}
+		__cyg_profile_func_enter(cmp_fn, (void *)cmp_site);
+		cmp_fn();
+		__cyg_profile_func_exit(cmp_fn, (void *)cmp_site);
+		if (cmp_site()) {
+			o->failed = 3;
+			return;
+		}
+	}
+	sc = spt_syscall_counter();
+	if (sc >= 0 && !ioctl(sc, PERF_EVENT_IOC_ENABLE, 0)) {
+		for (i = 0; i < NCOUNT; i++) {
+			__cyg_profile_func_enter(cmp_fn, (void *)cmp_site);
+			cmp_fn();
+			__cyg_profile_func_exit(cmp_fn, (void *)cmp_site);
+		}
+		ioctl(sc, PERF_EVENT_IOC_DISABLE, 0);
+		o->kcount = read(sc, &o->ksys, sizeof(o->ksys)) == sizeof(o->ksys);
+	}
+	if (sc >= 0)
+		close(sc);
+	if (perfTraceOff() || perfWriteTrace((char *)file)) {
+		o->failed = 4;
+		return;
+	}
+	if (perfGetStats(&o->st))
+		o->failed = 5;
+}
+
+static int run_child(struct spt_dev *dev, const char *file, const char *rec,
+		     perfCountType_t count, uint32_t sba, struct run_out *o)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		traced_run(dev, file, rec, count, sba, o);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		return -1;
+	return o->failed ? -1 : 0;
+}
+
+TEST_F(spf_count, one_syscall_same_trace)
+{
+	struct run_out *o = mmap(NULL, 2 * sizeof(*o), PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct spt_decoded a, b;
+	char file2[80];
+	unsigned int i, k;
+	uint64_t recs = 2 * NCMP + NCMP + 2 * NCOUNT;
+
+	ASSERT_NE(MAP_FAILED, (void *)o);
+	memset(o, 0, 2 * sizeof(*o));
+	snprintf(file2, sizeof(file2), "%s.2call", self->file);
+	/* the counters read by the kernel in the record's ioctl */
+	ASSERT_EQ(0, run_child(&self->dev, self->file, "1", variant->count, variant->sba, &o[0]))
+		TH_LOG("step %d", o[0].failed);
+	/* the library reads them (read() + ioctl per record) */
+	ASSERT_EQ(0, run_child(&self->dev, file2, "0", variant->count, variant->sba, &o[1]))
+		TH_LOG("step %d", o[1].failed);
+
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(recs, o[i].st.records);
+		EXPECT_EQ(1u, o[i].st.headers);
+		EXPECT_EQ(0u, o[i].st.dropped);
+		EXPECT_EQ(0u, o[i].st.errors);
+	}
+	/* the library's count: one per record (and the header's) */
+	EXPECT_EQ(recs + 1, o[0].st.syscalls);
+	EXPECT_EQ(2 * recs + 1, o[1].st.syscalls);
+	/* the kernel's: the NCOUNT pairs, 2 records each, and the disable */
+	if (o[0].kcount) {
+		TH_LOG("kernel: %llu system calls for %u records (kernel-read counters), "
+		       "%llu (two-call path)", (unsigned long long)o[0].ksys, 2 * NCOUNT,
+		       (unsigned long long)o[1].ksys);
+		EXPECT_LE(o[0].ksys, 2u * NCOUNT + 1);
+		EXPECT_GE(o[1].ksys, 4u * NCOUNT);
+	} else {
+		TH_LOG("no raw_syscalls:sys_enter: the library's count only");
+	}
+
+	/* the same records, counters and encodings: only the timestamps differ */
+	ASSERT_EQ(0, spt_decode_file(self->file, self->dev.srcbits, &a));
+	ASSERT_EQ(0, spt_decode_file(file2, self->dev.srcbits, &b));
+	EXPECT_EQ(0u, a.res.nexus.invalid);
+	EXPECT_EQ(0u, a.res.perf.errors);
+	EXPECT_EQ(0u, b.res.perf.errors);
+	EXPECT_EQ(b.res.perf.messages, a.res.perf.messages);
+	ASSERT_EQ(1u, a.nhdr);
+	ASSERT_EQ(1u, b.nhdr);
+	EXPECT_EQ(b.hdr[0].count, a.hdr[0].count);
+	EXPECT_EQ(b.hdr[0].mask, a.hdr[0].mask);
+	ASSERT_EQ(b.hdr[0].nctr, a.hdr[0].nctr);
+	EXPECT_EQ(0, memcmp(b.hdr[0].def, a.hdr[0].def, a.hdr[0].nctr * sizeof(a.hdr[0].def[0])));
+	ASSERT_EQ(recs, (uint64_t)a.nrec);
+	ASSERT_EQ(b.nrec, a.nrec);
+	for (i = 0; i < a.nrec; i++) {
+		const struct spf_record *ra = &a.rec[i], *rb = &b.rec[i];
+
+		ASSERT_EQ(rb->type, ra->type) TH_LOG("record %u", i);
+		ASSERT_EQ(rb->naddr, ra->naddr) TH_LOG("record %u", i);
+		ASSERT_EQ(rb->addr[0], ra->addr[0]) TH_LOG("record %u", i);
+		ASSERT_EQ(rb->addr[1], ra->addr[1]) TH_LOG("record %u", i);
+		ASSERT_EQ(rb->nctr, ra->nctr) TH_LOG("record %u", i);
+		for (k = 0; k < ra->nctr; k++) {
+			ASSERT_EQ(rb->value[k], ra->value[k]) TH_LOG("record %u counter %u", i, k);
+			ASSERT_EQ(rb->encoded[k], ra->encoded[k]) TH_LOG("record %u counter %u", i, k);
+		}
+		EXPECT_TRUE(ra->ts_valid);
+		if (i)
+			EXPECT_LE(a.rec[i - 1].end_ts, ra->ts) TH_LOG("record %u", i);
+	}
+	/* and so does sifive-perf decode (csv, the timestamp column left out) */
+	if (!access("/usr/bin/sifive-perf", X_OK)) {
+		char cmd[512];
+		int i2;
+
+		for (i2 = 0; i2 < 2; i2++) {
+			snprintf(cmd, sizeof(cmd), "sifive-perf decode %s -c %d --srcbits %u "
+				 "--format csv 2> /dev/null | cut -d, -f1,2,4- > %s.csv",
+				 i2 ? file2 : self->file, SPT_CHANNEL, self->dev.srcbits,
+				 i2 ? file2 : self->file);
+			EXPECT_EQ(0, system(cmd)) TH_LOG("%s", cmd);
+		}
+		snprintf(cmd, sizeof(cmd), "test $(wc -l < %s.csv) -eq %llu && cmp %s.csv %s.csv",
+			 self->file, (unsigned long long)recs + 1, self->file, file2);
+		EXPECT_EQ(0, system(cmd)) TH_LOG("%s", cmd);
+		snprintf(cmd, sizeof(cmd), "rm -f %s.csv %s.csv", self->file, file2);
+		system(cmd);
+	} else {
+		TH_LOG("no /usr/bin/sifive-perf: in-process decode only");
+	}
+	/* the injected counts: 2^33 took its 16-bit part */
+	EXPECT_EQ((uint64_t)1 << 33, a.rec[3 * (NCMP / 2)].value[0] -
+		  a.rec[3 * (NCMP / 2) - 1].value[0]);
+	spt_decoded_free(&a);
+	spt_decoded_free(&b);
+	unlink(file2);
+	munmap(o, 2 * sizeof(*o));
+}
+
+/* ---- the record ioctl's checks ---- */
+
+struct other_thread {
+	int fd;
+	struct sifive_itc_record *r;
+	int err;
+};
+
+static void *record_from_other(void *p)
+{
+	struct other_thread *o = p;
+
+	o->err = ioctl(o->fd, SIFIVE_ITC_IOC_RECORD, o->r) ? errno : 0;
+	return NULL;
+}
+
+static int itc_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? errno : 0;
+}
+
+TEST_F(spf, record_ioctl)
+{
+	int type = pmu_type(self->dev.hpm.pmu), fd;
+	struct sifive_itc_counter c[SIFIVE_ITC_MAX_COUNTERS + 1];
+	struct sifive_itc_counters cs;
+	struct sifive_itc_write w[SIFIVE_ITC_MAX_PREFIX + 1];
+	struct sifive_itc_record r;
+	struct other_thread o;
+	pthread_t t;
+	unsigned int i;
+
+	ASSERT_LE(0, type);
+	ASSERT_EQ(0, spt_pin(0));
+	fd = open(SIFIVE_ITC_DEVICE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	memset(c, 0, sizeof(c));
+	for (i = 0; i <= SIFIVE_ITC_MAX_COUNTERS; i++) {
+		c[i].type = (uint32_t)type;
+		c[i].config = 1ULL << 16 | HW_CACHE_L1I << 3 | 1;	/* I$ read misses */
+		c[i].mask = (1ULL << 40) - 1;
+	}
+	c[1].config = 2ULL << 16;			/* raw: D$ misses */
+	c[1].config1 = 0x202;
+	for (i = 0; i <= SIFIVE_ITC_MAX_PREFIX; i++)
+		w[i] = (struct sifive_itc_write){ .channel = SPT_CHANNEL, .width = 8, .value = 2 };
+	memset(&r, 0, sizeof(r));
+	r.entries = (uintptr_t)w;
+	r.count = 1;
+	/* no counters yet */
+	EXPECT_EQ(ENOENT, itc_ioctl(fd, SIFIVE_ITC_IOC_RECORD, &r));
+	/* bad counter sets */
+	memset(&cs, 0, sizeof(cs));
+	cs.counters = (uintptr_t)c;
+	cs.channel = SPT_CHANNEL;
+	cs.mode = SIFIVE_ITC_COUNT_RAW;
+	EXPECT_EQ(EINVAL, itc_ioctl(fd, SIFIVE_ITC_IOC_COUNTERS, &cs));		/* none */
+	cs.count = SIFIVE_ITC_MAX_COUNTERS + 1;
+	EXPECT_EQ(EINVAL, itc_ioctl(fd, SIFIVE_ITC_IOC_COUNTERS, &cs));
+	cs.count = 2;
+	cs.channel = 32;
+	EXPECT_EQ(EINVAL, itc_ioctl(fd, SIFIVE_ITC_IOC_COUNTERS, &cs));
+	cs.channel = SPT_CHANNEL;
+	cs.mode = 3;
+	EXPECT_EQ(EINVAL, itc_ioctl(fd, SIFIVE_ITC_IOC_COUNTERS, &cs));
+	cs.mode = SIFIVE_ITC_COUNT_RAW;
+	cs.flags = 1;
+	EXPECT_EQ(EINVAL, itc_ioctl(fd, SIFIVE_ITC_IOC_COUNTERS, &cs));
+	cs.flags = 0;
+	c[1].mask = 0;
+	EXPECT_EQ(EINVAL, itc_ioctl(fd, SIFIVE_ITC_IOC_COUNTERS, &cs));
+	c[1].mask = (1ULL << 40) - 1;
+	c[1].reserved = 1;
+	EXPECT_EQ(EINVAL, itc_ioctl(fd, SIFIVE_ITC_IOC_COUNTERS, &cs));
+	c[1].reserved = 0;
+	c[1].type = PERF_TYPE_TRACEPOINT;
+	EXPECT_EQ(EINVAL, itc_ioctl(fd, SIFIVE_ITC_IOC_COUNTERS, &cs));
+	c[1].type = (uint32_t)type;
+	c[1].config1 = 0x7;				/* the harts cannot count it */
+	EXPECT_NE(0, itc_ioctl(fd, SIFIVE_ITC_IOC_COUNTERS, &cs));
+	c[1].config1 = 0x202;
+	cs.counters = 8;				/* a bad pointer */
+	EXPECT_EQ(EFAULT, itc_ioctl(fd, SIFIVE_ITC_IOC_COUNTERS, &cs));
+	cs.counters = (uintptr_t)c;
+	/* and then it works, once */
+	ASSERT_EQ(0, itc_ioctl(fd, SIFIVE_ITC_IOC_COUNTERS, &cs));
+	EXPECT_EQ(EBUSY, itc_ioctl(fd, SIFIVE_ITC_IOC_COUNTERS, &cs));
+
+	/* bad records write nothing */
+	r.flags = 2;
+	EXPECT_EQ(EINVAL, itc_ioctl(fd, SIFIVE_ITC_IOC_RECORD, &r));
+	r.flags = SIFIVE_ITC_REC_RESET;
+	r.count = SIFIVE_ITC_MAX_PREFIX + 1;
+	EXPECT_EQ(EINVAL, itc_ioctl(fd, SIFIVE_ITC_IOC_RECORD, &r));
+	r.count = 2;
+	w[1].width = 7;
+	EXPECT_EQ(EINVAL, itc_ioctl(fd, SIFIVE_ITC_IOC_RECORD, &r));
+	w[1].width = 8;
+	r.entries = 8;
+	EXPECT_EQ(EFAULT, itc_ioctl(fd, SIFIVE_ITC_IOC_RECORD, &r));
+	r.entries = (uintptr_t)w;
+	/* the prefix and a 32-bit store a counter */
+	ASSERT_EQ(0, itc_ioctl(fd, SIFIVE_ITC_IOC_RECORD, &r));
+	EXPECT_EQ(4u, r.written);
+	EXPECT_EQ(0, r.cpu);
+	EXPECT_EQ(0u, r.clipped);
+	/* no prefix; a count above 32 bits takes its 16-bit store too */
+	ASSERT_EQ(0, spt_inject(&self->dev, 0, "dcache_miss", 1ul << 33));
+	r.count = 0;
+	r.flags = 0;
+	ASSERT_EQ(0, itc_ioctl(fd, SIFIVE_ITC_IOC_RECORD, &r));
+	EXPECT_EQ(3u, r.written);
+	/* the whole prefix */
+	r.count = SIFIVE_ITC_MAX_PREFIX;
+	ASSERT_EQ(0, itc_ioctl(fd, SIFIVE_ITC_IOC_RECORD, &r));
+	EXPECT_LE(SIFIVE_ITC_MAX_PREFIX + 2u, r.written);
+	/* the counters are this thread's: another may not read them */
+	r.count = 1;
+	o.fd = fd;
+	o.r = &r;
+	ASSERT_EQ(0, pthread_create(&t, NULL, record_from_other, &o));
+	pthread_join(t, NULL);
+	EXPECT_EQ(EPERM, o.err);
+	/* the plain batch still works on the file */
+	{
+		struct sifive_itc_batch b = { .entries = (uintptr_t)w, .count = 1 };
+
+		EXPECT_EQ(0, itc_ioctl(fd, SIFIVE_ITC_IOC_WRITE, &b));
+	}
+	EXPECT_EQ(0, close(fd));
 }
 
 TEST_HARNESS_MAIN

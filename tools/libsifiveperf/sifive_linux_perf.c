@@ -3,13 +3,20 @@
  * libsifiveperf: the SiFive Trace Performance Library API (sifive_linux_perf.h)
  * on Linux perf.
  *
- * Counters: the sifive_hpm PMU. Each recording thread opens one group of
- * per-task counting events, one per recorded counter, and reads it with one
- * read(). The events are assigned HPM counter numbers as the vendor library
- * does: cycles 0, HW_TIMESTAMP (the time counter) 1, instructions 2, every
- * other event the next programmable counter (3, 4, ...) whatever its place
- * in the list; events beyond the programmable counters the harts have are
- * left out (with a warning). A thread's counters count that thread only.
+ * Counters: the sifive_hpm PMU. Each recording thread has its own
+ * /dev/sifive-itc file holding per-task counting events of that thread,
+ * one per recorded counter (SIFIVE_ITC_IOC_COUNTERS): a record is then one
+ * SIFIVE_ITC_IOC_RECORD ioctl, which reads the counters in the kernel and
+ * emits the record's stores and the encoded values at once (one system
+ * call per record with or without counters). Where the driver has no such
+ * ioctl (or SIFIVE_PERF_ITC_RECORD=0), the thread opens one group of the
+ * events itself and reads it with one read() before each record's ioctl
+ * (two system calls per record); the trace is the same. The events are
+ * assigned HPM counter numbers as the vendor library does: cycles 0,
+ * HW_TIMESTAMP (the time counter) 1, instructions 2, every other event the
+ * next programmable counter (3, 4, ...) whatever its place in the list;
+ * events beyond the programmable counters the harts have are left out
+ * (with a warning). A thread's counters count that thread only.
  *
  * Trace: the sifive_trace PMU. Each recording thread opens one per-task
  * event (sink SRAM or SBA, stop-on-wrap, timestamps, the ITC channel) with
@@ -88,6 +95,8 @@ struct spf_slot {
 	pid_t tid;
 	int ctr_fd[SPF_MAX_CNTRS];
 	unsigned int nctr_fd;
+	int rec_fd;			/* /dev/sifive-itc holding the counters, or -1 */
+	bool rec_reset;			/* the kernel's previous values: 0 next record */
 	int trace_fd;
 	struct perf_event_mmap_page *pc;
 	size_t data_size;
@@ -356,6 +365,45 @@ static int open_counters(struct spf_slot *s)
 	return 0;
 }
 
+/*
+ * The counters held by a /dev/sifive-itc file of this thread, read by the
+ * kernel for each record (SIFIVE_ITC_IOC_RECORD); -1 if the driver cannot
+ * (an older one), or they cannot be opened so: then open_counters().
+ */
+static int open_rec_counters(struct spf_slot *s)
+{
+	struct sifive_itc_counter c[SPF_MAX_CNTRS];
+	struct sifive_itc_counters cs;
+	const char *env = getenv("SIFIVE_PERF_ITC_RECORD");
+	unsigned int i;
+	int fd;
+
+	if (!g.enc.nctr || (env && !strcmp(env, "0")))
+		return -1;
+	fd = open(SIFIVE_ITC_DEVICE, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < g.enc.nctr; i++) {
+		c[i].type = (uint32_t)g.hpm_type;
+		c[i].config = g.ctr_config[i];
+		c[i].config1 = g.ctr_config1[i];
+		c[i].mask = g.enc.width_mask[i];
+	}
+	memset(&cs, 0, sizeof(cs));
+	cs.counters = (uintptr_t)c;
+	cs.count = g.enc.nctr;
+	cs.channel = (uint8_t)g.enc.channel;
+	cs.mode = (uint8_t)g.enc.count;
+	if (ioctl(fd, SIFIVE_ITC_IOC_COUNTERS, &cs)) {
+		close(fd);
+		return -1;
+	}
+	s->rec_fd = fd;
+	s->rec_reset = true;
+	return 0;
+}
+
 /* The counters in mask order; 0 or -1 */
 static int read_counters(struct spf_slot *s, uint64_t *vals)
 {
@@ -434,6 +482,9 @@ static void close_slot(struct spf_slot *s)
 	for (i = 0; i < s->nctr_fd; i++)
 		close(s->ctr_fd[i]);
 	s->nctr_fd = 0;
+	if (s->rec_fd >= 0)
+		close(s->rec_fd);
+	s->rec_fd = -1;
 	if (s->aux)
 		munmap(s->aux, s->aux_size);
 	if (s->pc)
@@ -478,9 +529,10 @@ static struct spf_slot *thread_slot(void)
 	s = &g.slots[i];
 	memset((void *)&s->tid, 0, sizeof(*s) - offsetof(struct spf_slot, tid));
 	s->trace_fd = -1;
+	s->rec_fd = -1;
 	s->tid = spf_gettid();
 	atomic_store(&s->used, 1);
-	ret = open_counters(s);
+	ret = open_rec_counters(s) ? open_counters(s) : 0;
 	if (!ret && !g.perf_record)
 		ret = open_trace(s);
 	if (ret) {
@@ -514,6 +566,32 @@ static int itc_write(struct spf_slot *s, struct sifive_itc_write *w, unsigned in
 }
 
 /*
+ * A record's stores @w (@n: a header, the type and addresses) and the
+ * counters the kernel reads, in one call; @n becomes all the stores.
+ * @header: the previous values start from 0 (the header reset them).
+ */
+static int itc_record(struct spf_slot *s, struct sifive_itc_write *w, unsigned int *n,
+		      unsigned int *traced, bool header)
+{
+	struct sifive_itc_record r = {
+		.entries = (uintptr_t)w,
+		.count = *n,
+		.flags = header || s->rec_reset ? SIFIVE_ITC_REC_RESET : 0,
+	};
+
+	stat_inc(&s->syscalls, 1);
+	if (ioctl(s->rec_fd, SIFIVE_ITC_IOC_RECORD, &r)) {
+		s->rec_reset = true;
+		return -1;
+	}
+	s->rec_reset = false;
+	s->enc.clipped += r.clipped;
+	*n = r.written;
+	*traced = r.traced;
+	return 0;
+}
+
+/*
  * Write one record of the calling thread (with a header first if it has
  * not written one since the last perfTraceOn()). Async-signal-safe.
  */
@@ -535,6 +613,16 @@ static int slot_record(struct spf_slot *s, unsigned int type, uint64_t addr, uin
 		n = spf_enc_header(&g.enc, &s->enc, w);
 		header = true;
 	}
+	if (s->rec_fd >= 0) {
+		n += spf_enc_record_head(&g.enc, &s->enc, w + n, type, addr, addr2);
+		if (itc_record(s, w, &n, &traced, header)) {
+			stat_inc(&s->errors, 1);
+			s->epoch = 0;
+			ret = -1;
+			goto out;
+		}
+		goto written;
+	}
 	if (read_counters(s, vals)) {
 		stat_inc(&s->errors, 1);
 		ret = -1;
@@ -547,6 +635,7 @@ static int slot_record(struct spf_slot *s, unsigned int type, uint64_t addr, uin
 		ret = -1;
 		goto out;
 	}
+written:
 	if (header) {
 		s->epoch = epoch;
 		stat_inc(&s->headers, 1);
@@ -572,6 +661,7 @@ static int slot_header(struct spf_slot *s)
 
 	s->busy = 1;
 	n = spf_enc_header(&g.enc, &s->enc, w);
+	s->rec_reset = true;
 	if (itc_write(s, w, n, &traced)) {
 		spf_err("writing the header: %s", strerror(errno));
 		stat_inc(&s->errors, 1);

@@ -107,11 +107,11 @@ static inline void put_addr(struct sifive_itc_write *w, unsigned int *n, unsigne
 	}
 }
 
-unsigned int spf_enc_record(const struct spf_enc_cfg *cfg, struct spf_enc_state *st,
-			    struct sifive_itc_write *w, unsigned int type, uint64_t addr,
-			    uint64_t addr2, const uint64_t *vals)
+unsigned int spf_enc_record_head(const struct spf_enc_cfg *cfg, struct spf_enc_state *st,
+				 struct sifive_itc_write *w, unsigned int type, uint64_t addr,
+				 uint64_t addr2)
 {
-	unsigned int i, n = 0, ch = cfg->channel;
+	unsigned int n = 0, ch = cfg->channel;
 	bool two = type == SPF_REC_FUNC_ENTER || type == SPF_REC_FUNC_EXIT;
 
 	put(w, &n, ch, W8, type);
@@ -129,6 +129,14 @@ unsigned int spf_enc_record(const struct spf_enc_cfg *cfg, struct spf_enc_state 
 		if (two)
 			put_addr(w, &n, ch, addr2);
 	}
+	return n;
+}
+
+unsigned int spf_enc_counters(const struct spf_enc_cfg *cfg, struct spf_enc_state *st,
+			      struct sifive_itc_write *w, const uint64_t *vals)
+{
+	unsigned int i, n = 0, ch = cfg->channel;
+
 	for (i = 0; i < cfg->nctr; i++) {
 		uint64_t wm = cfg->width_mask[i], v = vals[i] & wm, e;
 
@@ -153,6 +161,15 @@ unsigned int spf_enc_record(const struct spf_enc_cfg *cfg, struct spf_enc_state 
 			put(w, &n, ch, W16, (uint32_t)(e >> 32));
 	}
 	return n;
+}
+
+unsigned int spf_enc_record(const struct spf_enc_cfg *cfg, struct spf_enc_state *st,
+			    struct sifive_itc_write *w, unsigned int type, uint64_t addr,
+			    uint64_t addr2, const uint64_t *vals)
+{
+	unsigned int n = spf_enc_record_head(cfg, st, w, type, addr, addr2);
+
+	return n + spf_enc_counters(cfg, st, w + n, vals);
 }
 
 /* ---- decoder ---- */

@@ -124,6 +124,17 @@ unsigned int spf_enc_record(const struct spf_enc_cfg *cfg, struct spf_enc_state 
 			    struct sifive_itc_write *w, unsigned int type, uint64_t addr,
 			    uint64_t addr2, const uint64_t *vals);
 
+/*
+ * The two halves of spf_enc_record(): the record type and address(es),
+ * then the counters. The counters' half is also what the kernel writes for
+ * SIFIVE_ITC_IOC_RECORD (the same encoding, with its own previous values).
+ */
+unsigned int spf_enc_record_head(const struct spf_enc_cfg *cfg, struct spf_enc_state *st,
+				 struct sifive_itc_write *w, unsigned int type, uint64_t addr,
+				 uint64_t addr2);
+unsigned int spf_enc_counters(const struct spf_enc_cfg *cfg, struct spf_enc_state *st,
+			      struct sifive_itc_write *w, const uint64_t *vals);
+
 /* ---- decoder ---- */
 
 /* One Data Acquisition Message, as the Nexus decoder gives it */
