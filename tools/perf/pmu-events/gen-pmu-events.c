@@ -346,7 +346,7 @@ static void tensix_events(const char *model, unsigned int arch)
 			failed = 1;
 			continue;
 		}
-		tx_event_obj(e, fmt("%s [%s bank, select %u]", d,
+		tx_event_obj(e, fmt("%s [%s bank select %u]", d,
 				    upper(tx_bank_names[e->bank]), e->sel), model);
 	}
 	for (size_t i = 0; i < ARRAY_LEN(tx_aliases); i++) {
@@ -587,8 +587,8 @@ static const struct {
 	{ "llc_hit", "Last-level cache hits" },
 	{ "llc_miss", "Last-level cache misses" },
 	{ "acc_tlb_cycles", "Accelerator cycles loading its TLB" },
-	{ "acc_mem_cycles", "Accelerator communication (memory) cycles, 64-bit" },
-	{ "acc_tot_cycles", "Accelerator total execution cycles, 64-bit" },
+	{ "acc_mem_cycles", "Accelerator communication (memory) cycles (64-bit)" },
+	{ "acc_tot_cycles", "Accelerator total execution cycles (64-bit)" },
 	{ "acc_invocations", "Accelerator invocations" },
 };
 
@@ -604,7 +604,7 @@ static const char *esp_tiles(unsigned int types)
 		return "every tile";
 	for (unsigned int t = 0; t < ESP_NR_TILE_TYPES; t++)
 		if (types & (1u << t))
-			len += (size_t)snprintf(s + len, 64 - len, "%s%s", len ? ", " : "",
+			len += (size_t)snprintf(s + len, 64 - len, "%s%s", len ? "/" : "",
 						esp_types[t]);
 	return fmt("%s tiles", s);
 }
@@ -662,7 +662,7 @@ static void esp_json(void)
 			failed = 1;
 			continue;
 		}
-		object("BriefDescription", fmt("%s [monitor %u, %s]", d, ev[i].mon,
+		object("BriefDescription", fmt("%s [monitor %u on %s]", d, ev[i].mon,
 					       esp_tiles(ev[i].types)),
 		       "Compat", "esp", "EventCode", fmt("0x%02x", ev[i].mon),
 		       "EventName", ev[i].name, "Unit", "esp", (const char *)NULL);
