@@ -56,6 +56,10 @@ for p in "$here"/patches/[0-9][0-9][0-9][0-9]-*.patch; do
 done
 ((${#patches[@]})) || die "no patches in $here/patches"
 
+# Patch 0008's JSON must be what the event tables generate today
+"$here/pmu-events/check.sh" ||
+	die "patch 0008 is stale: regenerate it (tools/perf/pmu-events/gen.sh)"
+
 # One build at a time in this cache
 exec 9>"$CACHE/perf.lock"
 flock 9
