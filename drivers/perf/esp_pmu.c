@@ -340,7 +340,15 @@ static ssize_t cols_show(struct device *dev, struct device_attribute *attr, char
 }
 static DEVICE_ATTR_RO(cols);
 
+/* What perf's pmu-events (sys events and metrics) match */
+static ssize_t identifier_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "esp\n");
+}
+static DEVICE_ATTR_RO(identifier);
+
 static struct attribute *esp_pmu_attrs[] = {
+	&dev_attr_identifier.attr,
 	&dev_attr_tiles.attr,
 	&dev_attr_rows.attr,
 	&dev_attr_cols.attr,

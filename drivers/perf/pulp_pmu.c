@@ -266,7 +266,16 @@ static ssize_t num_cores_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(num_cores);
 
+/* What perf's pmu-events (sys events) match: the core, both builds */
+static ssize_t identifier_show(struct device *dev, struct device_attribute *attr,
+			       char *buf)
+{
+	return sysfs_emit(buf, "zero-riscy\n");
+}
+static DEVICE_ATTR_RO(identifier);
+
 static struct attribute *pulp_pmu_attrs[] = {
+	&dev_attr_identifier.attr,
 	&dev_attr_counters.attr,
 	&dev_attr_num_cores.attr,
 	NULL,

@@ -739,7 +739,18 @@ static ssize_t counters_show(struct device *dev, struct device_attribute *attr, 
 }
 static DEVICE_ATTR_RO(counters);
 
+/*
+ * What perf's pmu-events (sys events) match: the raw events offered are the
+ * U74's mhpmevent encoding.
+ */
+static ssize_t identifier_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "sifive-u74\n");
+}
+static DEVICE_ATTR_RO(identifier);
+
 static struct attribute *hpm_pmu_attrs[] = {
+	&dev_attr_identifier.attr,
 	&dev_attr_harts.attr,
 	&dev_attr_counters.attr,
 	NULL,

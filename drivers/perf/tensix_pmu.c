@@ -443,6 +443,20 @@ static ssize_t tensix_event_show(struct device *dev, struct device_attribute *at
 #define TENSIX_CYCLES_ATTR(_name, _bank)					\
 	TENSIX_EVENT_ATTR(_name, _bank, 0, 0, TENSIX_ARCH_BOTH, true)
 
+static ssize_t tensix_unit_show(struct device *dev, struct device_attribute *attr,
+				char *buf)
+{
+	return sysfs_emit(buf, "cycles\n");
+}
+
+/* <name>.unit: the reference cycles count cycles of the core clock */
+#define TENSIX_CYCLES_UNIT_ATTR(_name, _bank)					\
+	(&((struct tensix_event_attr[]) {					\
+		{ { .attr = { .name = #_name ".unit", .mode = 0444 },		\
+		    .show = tensix_unit_show },					\
+		  0, TENSIX_BANK_##_bank, 0, TENSIX_ARCH_BOTH, true }		\
+	})[0].attr.attr),
+
 /*
  * The RTL names of both architectures and the seed's aliases, some names
  * twice with another select per architecture: the chip's arch picks.
@@ -455,6 +469,11 @@ static struct attribute *tensix_event_attrs[] = {
 	TENSIX_CYCLES_ATTR(tdma_unpack_cycles, TDMA_UNPACK)
 	TENSIX_CYCLES_ATTR(l1_cycles, L1)
 	TENSIX_CYCLES_ATTR(tdma_pack_cycles, TDMA_PACK)
+	TENSIX_CYCLES_UNIT_ATTR(instrn_thread_cycles, INSTRN_THREAD)
+	TENSIX_CYCLES_UNIT_ATTR(fpu_cycles, FPU)
+	TENSIX_CYCLES_UNIT_ATTR(tdma_unpack_cycles, TDMA_UNPACK)
+	TENSIX_CYCLES_UNIT_ATTR(l1_cycles, L1)
+	TENSIX_CYCLES_UNIT_ATTR(tdma_pack_cycles, TDMA_PACK)
 	NULL,
 };
 

@@ -14,6 +14,10 @@
 # the script only checks the stamp. The build has libelf and zlib and no
 # other optional library (no scripting, no TUI, no libtraceevent, no BPF),
 # which keeps it short; the packages it needs come from `make deps`.
+# pmu-events (jevents, python3) is on for the socpmu PMUs' events and
+# metrics (patch 0008), and only for them: JEVENTS_MODEL=socpmu leaves out
+# the CPU models' json (perf list, -M of the host's CPU), which would make
+# the build several times longer.
 #
 # Environment: CACHE (default /var/cache/socpmu), JOBS (default: nproc).
 set -euo pipefail
@@ -28,7 +32,7 @@ JOBS=${JOBS:-$(nproc)}
 
 # Everything optional but libelf and zlib is off
 PERF_FLAGS=(NO_LIBPYTHON=1 NO_LIBPERL=1 NO_GTK2=1 NO_SLANG=1 NO_LIBUNWIND=1
-	NO_LIBDW=1 NO_LIBTRACEEVENT=1 NO_LIBBPF=1 BUILD_BPF_SKEL=0 NO_JEVENTS=1
+	NO_LIBDW=1 NO_LIBTRACEEVENT=1 NO_LIBBPF=1 BUILD_BPF_SKEL=0 JEVENTS_MODEL=socpmu
 	NO_LIBNUMA=1 NO_LIBCAP=1 NO_LIBBABELTRACE=1 NO_DEMANGLE=1 NO_LIBCRYPTO=1
 	NO_LIBZSTD=1 NO_LZMA=1 NO_LIBLLVM=1 NO_CAPSTONE=1 NO_LIBPFM4=1 NO_SDT=1
 	NO_JVMTI=1 NO_LIBAIO=1 NO_LIBDEBUGINFOD=1 NO_SHELLCHECK=1)
@@ -36,7 +40,7 @@ PERF_FLAGS=(NO_LIBPYTHON=1 NO_LIBPERL=1 NO_GTK2=1 NO_SLANG=1 NO_LIBUNWIND=1
 say() { printf 'perf: %s\n' "$*"; }
 die() { printf 'perf: error: %s\n' "$*" >&2; exit 1; }
 
-for tool in flex bison patch xz gcc make; do
+for tool in flex bison patch xz gcc make python3; do
 	command -v "$tool" >/dev/null || die "$tool is missing: run 'make deps' as root"
 done
 [[ -f /usr/include/libelf.h ]] || die "libelf-dev is missing: run 'make deps' as root"
@@ -51,6 +55,10 @@ for p in "$here"/patches/[0-9][0-9][0-9][0-9]-*.patch; do
 	[[ $(basename "$p") == 0000-* ]] || patches+=("$p")
 done
 ((${#patches[@]})) || die "no patches in $here/patches"
+
+# Patch 0008's JSON must be what the event tables generate today
+"$here/pmu-events/check.sh" ||
+	die "patch 0008 is stale: regenerate it (tools/perf/pmu-events/gen.sh)"
 
 # One build at a time in this cache
 exec 9>"$CACHE/perf.lock"

@@ -37,6 +37,7 @@ jobs=${VM_JOBS:-$(nproc)}
 declare -A GROUP_SECONDS=(
 	[reliability]=72 [perf_record]=40 [pulp]=28 [sifive_perf]=12 [esp]=9
 	[tensix_card]=27 [tensix]=8 [sifive_hpm]=25 [tensix_perf]=6 [sifive_trace]=1
+	[pmu_events]=6
 )
 
 passed=0 failed=0 skipped=0 problems=() phases=()
