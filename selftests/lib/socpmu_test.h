@@ -368,10 +368,24 @@ static inline int sp_regs_reset(const struct sp_dev *d)
  * that was not there before. On failure after creation the device is left
  * alive (d->alive) for the caller to delete.
  */
+/*
+ * Identity of a registered PMU: the inode of its "type" file. A PMU freed
+ * and another registered under the same name (and perf type) has a new one.
+ */
+static inline ino_t sp_pmu_ino(const char *pmu)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s/type", SP_PMU_BUS, pmu);
+	return stat(path, &st) ? 0 : st.st_ino;
+}
+
 static inline int sp_dev_create(struct sp_dev *d, const char *type, const char *name,
 				const char *params, const char *prefix)
 {
 	static char before[SP_MAX_PMUS][SP_NAME_LEN], after[SP_MAX_PMUS][SP_NAME_LEN];
+	static ino_t ino_before[SP_MAX_PMUS];
 	char spec[512], buf[256];
 	int nb, na, ret, ncpus;
 	uint64_t ptype;
@@ -381,6 +395,8 @@ static inline int sp_dev_create(struct sp_dev *d, const char *type, const char *
 	nb = sp_list_pmus(prefix, before, SP_MAX_PMUS);
 	if (nb < 0)
 		nb = 0;
+	for (int i = 0; i < nb; i++)
+		ino_before[i] = sp_pmu_ino(before[i]);
 	snprintf(spec, sizeof(spec), "%s name=%s %s", type, name, params ? params : "");
 	ret = sp_sim_new_device(spec);
 	if (ret)
@@ -391,7 +407,13 @@ static inline int sp_dev_create(struct sp_dev *d, const char *type, const char *
 	for (int tries = 0; tries < 500 && !d->pmu[0]; tries++) {
 		na = sp_list_pmus(prefix, after, SP_MAX_PMUS);
 		for (int i = 0; i < na; i++) {
-			if (!sp_name_in(after[i], before, nb)) {
+			bool seen = false;
+
+			/* New: a new name, or a dead PMU's name taken again */
+			for (int j = 0; j < nb && !seen; j++)
+				seen = !strcmp(after[i], before[j]) &&
+				       sp_pmu_ino(after[i]) == ino_before[j];
+			if (!seen) {
 				snprintf(d->pmu, sizeof(d->pmu), "%.63s", after[i]);
 				break;
 			}

@@ -21,7 +21,8 @@ result() {
 	if [ "$2" -eq 0 ]; then pass=$((pass + 1)); echo "ok $n $1"; else fail=$((fail + 1)); echo "not ok $n $1"; fi
 }
 
-pmus() { ls "$BUS"; }
+# NAME:INODE of every PMU's type file: a dead PMU's name taken again is new
+pmus() { for p in "$BUS"/*; do echo "${p##*/}:$(stat -c %i "$p/type" 2>/dev/null)"; done; }
 
 # new_pmu TYPE NAME ARGS: create a simulated device, print its PMU
 new_pmu() {
@@ -31,7 +32,7 @@ new_pmu() {
 	i=0
 	while [ $i -lt 100 ]; do
 		for p in $(pmus); do
-			echo "$before" | grep -qx "$p" || { echo "$p"; return 0; }
+			echo "$before" | grep -qx "$p" || { echo "${p%%:*}"; return 0; }
 		done
 		i=$((i + 1))
 		sleep 0.05

@@ -59,16 +59,19 @@ trap cleanup EXIT
 trap 'cleanup; exit 1' INT TERM
 mkdir -p "$TMP" || exit 1
 
+# NAME:INODE of every PMU's type file: a dead PMU's name taken again is new
+pmu_ids() { for p in "$BUS"/*; do echo "${p##*/}:$(stat -c %i "$p/type" 2>/dev/null)"; done; }
+
 # card NAME ARGS: create a card, set PMU to its tensix_<n>
 card() {
-	before=$(ls "$BUS")
+	before=$(pmu_ids)
 	echo "$1" > "$SIM/del_device" 2>/dev/null
 	echo "ttcard name=$1 $2" > "$SIM/new_device" || return 1
 	created="$created $1"
 	PMU=""
-	for p in $(ls "$BUS"); do
+	for p in $(pmu_ids); do
 		case "$p" in tensix_*) ;; *) continue ;; esac
-		echo "$before" | grep -qx "$p" || PMU=$p
+		echo "$before" | grep -qx "$p" || PMU=${p%%:*}
 	done
 	[ -n "$PMU" ]
 }

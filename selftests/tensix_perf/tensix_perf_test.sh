@@ -126,9 +126,11 @@ trap cleanup EXIT
 trap 'cleanup; exit 1' INT TERM
 mkdir -p "$TMP" || fail_all "cannot create $TMP"
 
+# The tensix PMUs as NAME:INODE of their type file: a dead PMU's name taken
+# again by a new PMU is a new entry
 pmus() {
 	for p in "$BUS"/tensix_[0-9]*; do
-		[ -e "$p" ] && echo "${p##*/}"
+		[ -e "$p" ] && echo "${p##*/}:$(stat -c %i "$p/type")"
 	done
 }
 
@@ -144,7 +146,7 @@ new_device() {
 	while [ $tries -lt 500 ]; do
 		for p in $(pmus); do
 			if ! echo "$before" | grep -qx "$p"; then
-				NEWPMU=$p
+				NEWPMU=${p%%:*}
 				return 0
 			fi
 		done
