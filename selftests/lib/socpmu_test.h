@@ -377,7 +377,7 @@ static inline ino_t sp_pmu_ino(const char *pmu)
 	char path[256];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/%s/type", SP_PMU_BUS, pmu);
+	snprintf(path, sizeof(path), "%s/%.63s/type", SP_PMU_BUS, pmu);
 	return stat(path, &st) ? 0 : st.st_ino;
 }
 
