@@ -805,15 +805,15 @@ known_workload() {
 		"$TMP/known_$1_0.csv" "$TMP/known_$1_1.csv" "$TMP/known_$1_all.csv" \
 		> "$TMP/known_$1.csv"
 	check_known "$1" "$TMP/known_$1.csv" pinned 1 "noc_txn_per_cycle noc_est_bytes_per_cycle" || st=1
-	check_known "$1" "$TMP/known_$1_all.csv" multiplexed 3 || st=1
+	check_known "$1" "$TMP/known_$1_all.csv" multiplexed 5 || st=1
 	return $st
 }
 
 # check_known ARCH CSV WHAT PCT [SKIP]: every metric of list --metrics (but the
 # names in SKIP) within PCT % of its closed
-# form. A multiplexed pass gets 3 %: each rotation starts a group's members
+# form. A multiplexed pass gets 5 %: each rotation starts a group's members
 # one after the other while the bank counts (tensix-perf.rst, "Limits"),
-# which a loaded machine stretches (1.2-1.6 % seen under two busy VMs;
+# which a loaded machine stretches (1.2-3.1 % seen under two busy VMs;
 # about 0 on an idle one).
 check_known() {
 	st2=0
