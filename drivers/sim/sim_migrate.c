@@ -3,12 +3,12 @@
  * socpmu_migrate: move a PMU's events from one CPU to another, as the perf
  * core does when the CPU of a system-wide PMU goes offline.
  *
- * The socpmu PMUs are PERF_PMU_SCOPE_SYS_WIDE: their events live on the
- * one CPU the perf core designates, and when that CPU goes offline the
- * perf core moves them to another one with perf_pmu_migrate_context(). On
- * x86 the designated CPU is the boot CPU, which cannot be offlined, so the
- * test VM cannot take that path through hotplug. This module takes it on
- * request, for tests only:
+ * The socpmu PMUs count on one CPU (their cpumask), and when that CPU goes
+ * offline the socpmu core's hotplug callback moves their events to another
+ * one with perf_pmu_migrate_context(). On x86 that CPU is the boot CPU,
+ * which cannot be offlined, so the test VM cannot take that path through
+ * hotplug. This module takes it on request, for tests only (the PMU's
+ * cpumask stays; the tests move the events back):
  *
  *   echo "<type> <config> <config1> <src> <dst>" > /sys/kernel/debug/socpmu_migrate
  *
