@@ -92,20 +92,10 @@ static inline struct esp_pmu *to_esp(struct socpmu *sp)
 	return container_of(sp, struct esp_pmu, sp);
 }
 
-/* Decoded event, stored in hw at init: monitor, types, 64-bit */
-static unsigned int esp_ev_mon(struct perf_event *event)
+/* The event's descriptor, kept in the core's per-event word at init */
+static const struct esp_event_desc *esp_ev(struct perf_event *event)
 {
-	return event->hw.config;
-}
-
-static unsigned int esp_ev_types(struct perf_event *event)
-{
-	return event->hw.config_base;
-}
-
-static bool esp_ev_is64(struct perf_event *event)
-{
-	return event->hw.event_base;
+	return (const struct esp_event_desc *)socpmu_hw(event)->data;
 }
 
 static const struct esp_event_desc *esp_event_find(u64 config)
@@ -157,9 +147,7 @@ static int esp_event_init(struct socpmu *sp, struct perf_event *event,
 			socpmu_refuse(sp, "no tile defines event 0x%llx", cfg);
 		return -EINVAL;
 	}
-	event->hw.config = ev->mon;
-	event->hw.config_base = ev->types;
-	event->hw.event_base = ev->is64;
+	socpmu_hw(event)->data = (unsigned long)ev;
 	*nr = n;
 	*width = ev->is64 ? 64 : 32;
 	return 0;
@@ -219,15 +207,14 @@ static u64 esp_read_tile(struct esp_pmu *ep, unsigned int tile, unsigned int mon
 static void esp_read_event(struct socpmu *sp, struct perf_event *event, u64 *vals)
 {
 	struct esp_pmu *ep = to_esp(sp);
-	unsigned int mon = esp_ev_mon(event), types = esp_ev_types(event);
-	bool is64 = esp_ev_is64(event);
+	const struct esp_event_desc *ev = esp_ev(event);
 	unsigned int first, n, i;
 
 	n = socpmu_units(event, ep->ntiles, &first);
 	for (i = 0; i < n; i++) {
 		/* Undefined monitors read 0 anyway: spare the accesses */
-		if (esp_tile_has(ep, first + i, types))
-			vals[i] = esp_read_tile(ep, first + i, mon, is64);
+		if (esp_tile_has(ep, first + i, ev->types))
+			vals[i] = esp_read_tile(ep, first + i, ev->mon, ev->is64);
 		else
 			vals[i] = 0;
 	}

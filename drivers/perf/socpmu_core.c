@@ -237,27 +237,32 @@ EXPORT_SYMBOL_GPL(socpmu_platform_remove);
 /* Fold the counters' progress since the last read into the 64-bit count. */
 static void socpmu_event_update(struct socpmu *sp, struct perf_event *event)
 {
-	struct socpmu_event *se = to_socpmu_event(event);
+	struct socpmu_hw_event *se = socpmu_hw(event);
 	u64 delta = 0;
 	unsigned int i;
 
 	lockdep_assert_held(&sp->lock);
-	sp->ops->read(sp, event, se->vals);
+	sp->ops->read(sp, event, sp->vals);
 	for (i = 0; i < se->nr; i++) {
-		delta += (se->vals[i] - se->prev[i]) & se->mask;
-		se->prev[i] = se->vals[i];
+		delta += (sp->vals[i] - se->prev[i]) & se->mask;
+		se->prev[i] = sp->vals[i];
 	}
 	local64_add(delta, &event->count);
+}
+
+static struct perf_event *socpmu_event_of(struct socpmu_hw_event *se)
+{
+	return container_of((struct hw_perf_event *)se, struct perf_event, hw);
 }
 
 /* Bring every counting event up to date, e.g. before a counter can wrap. */
 static void socpmu_update_active(struct socpmu *sp)
 {
-	struct socpmu_event *se;
+	struct socpmu_hw_event *se;
 
 	list_for_each_entry(se, &sp->active, node)
-		if (!(se->event->hw.state & PERF_HES_STOPPED))
-			socpmu_event_update(sp, se->event);
+		if (!(socpmu_event_of(se)->hw.state & PERF_HES_STOPPED))
+			socpmu_event_update(sp, socpmu_event_of(se));
 }
 
 /*
@@ -270,14 +275,14 @@ static enum hrtimer_restart socpmu_poll(struct hrtimer *timer)
 {
 	struct socpmu *sp = container_of(timer, struct socpmu, timer);
 	struct perf_event_context *ctx = NULL;
-	struct socpmu_event *se;
+	struct socpmu_hw_event *se;
 	unsigned long flags;
 	bool restart;
 
 	raw_spin_lock_irqsave(&sp->lock, flags);
-	se = list_first_entry_or_null(&sp->active, struct socpmu_event, node);
+	se = list_first_entry_or_null(&sp->active, struct socpmu_hw_event, node);
 	if (se)
-		ctx = se->event->ctx;	/* a CPU context: never freed */
+		ctx = socpmu_event_of(se)->ctx;	/* a CPU context: never freed */
 	raw_spin_unlock_irqrestore(&sp->lock, flags);
 	/* Nothing to poll: the next first add starts the timer again */
 	if (!ctx)
@@ -382,12 +387,11 @@ static void socpmu_pin_if_shared(struct socpmu *sp, struct perf_event *event)
 static void socpmu_event_destroy(struct perf_event *event)
 {
 	struct socpmu *sp = to_socpmu(event->pmu);
-	struct socpmu_event *se = to_socpmu_event(event);
+	struct socpmu_hw_event *se = socpmu_hw(event);
 	unsigned int delay_us = sp->destroy_delay_us;
 
-	kfree(se->vals);
-	kfree(se);
-	event->pmu_private = NULL;
+	if (se->prev != se->inline_prev)
+		kfree(se->prev);
 	socpmu_pin_if_shared(sp, event);
 	/* Pinned before the count drops: pairs with the barrier in socpmu_unregister() */
 	socpmu_nr_events_add(sp, -1);
@@ -442,10 +446,34 @@ conflict:
 	return false;
 }
 
+/*
+ * The scratch for reading an event's counters is the PMU's, sized to its
+ * largest event: reads happen under the PMU's lock only.
+ */
+static int socpmu_grow_vals(struct socpmu *sp, unsigned int nr)
+{
+	unsigned long flags;
+	u64 *vals;
+
+	if (nr <= READ_ONCE(sp->nr_vals))
+		return 0;
+	vals = kcalloc(nr, sizeof(*vals), GFP_KERNEL);
+	if (!vals)
+		return -ENOMEM;
+	raw_spin_lock_irqsave(&sp->lock, flags);
+	if (nr > sp->nr_vals) {
+		swap(vals, sp->vals);
+		WRITE_ONCE(sp->nr_vals, nr);
+	}
+	raw_spin_unlock_irqrestore(&sp->lock, flags);
+	kfree(vals);
+	return 0;
+}
+
 static int socpmu_event_init(struct perf_event *event)
 {
 	struct socpmu *sp = to_socpmu(event->pmu);
-	struct socpmu_event *se;
+	struct socpmu_hw_event *se = socpmu_hw(event);
 	unsigned int nr = 1, width = 32;
 	int ret;
 
@@ -493,22 +521,20 @@ static int socpmu_event_init(struct perf_event *event)
 		goto err;
 	}
 
-	se = kzalloc(struct_size(se, prev, nr), GFP_KERNEL);
-	if (!se) {
-		ret = -ENOMEM;
+	ret = socpmu_grow_vals(sp, nr);
+	if (ret)
 		goto err;
-	}
-	se->vals = kcalloc(nr, sizeof(*se->vals), GFP_KERNEL);
-	if (!se->vals) {
-		kfree(se);
-		ret = -ENOMEM;
-		goto err;
+	se->prev = se->inline_prev;
+	if (nr > ARRAY_SIZE(se->inline_prev)) {
+		se->prev = kcalloc(nr, sizeof(*se->prev), GFP_KERNEL);
+		if (!se->prev) {
+			ret = -ENOMEM;
+			goto err;
+		}
 	}
 	INIT_LIST_HEAD(&se->node);
-	se->event = event;
 	se->nr = nr;
 	se->mask = GENMASK_ULL(width - 1, 0);
-	event->pmu_private = se;
 	event->destroy = socpmu_event_destroy;
 	WRITE_ONCE(sp->had_events, true);
 	return 0;
@@ -521,7 +547,7 @@ err:
 static void socpmu_start(struct perf_event *event, int flags)
 {
 	struct socpmu *sp = to_socpmu(event->pmu);
-	struct socpmu_event *se = to_socpmu_event(event);
+	struct socpmu_hw_event *se = socpmu_hw(event);
 	unsigned long irqflags;
 
 	raw_spin_lock_irqsave(&sp->lock, irqflags);
@@ -550,7 +576,7 @@ static void socpmu_stop(struct perf_event *event, int flags)
 static int socpmu_add(struct perf_event *event, int flags)
 {
 	struct socpmu *sp = to_socpmu(event->pmu);
-	struct socpmu_event *se = to_socpmu_event(event);
+	struct socpmu_hw_event *se = socpmu_hw(event);
 	unsigned long irqflags;
 	bool first;
 	int ret;
@@ -579,7 +605,7 @@ out:
 static void socpmu_del(struct perf_event *event, int flags)
 {
 	struct socpmu *sp = to_socpmu(event->pmu);
-	struct socpmu_event *se = to_socpmu_event(event);
+	struct socpmu_hw_event *se = socpmu_hw(event);
 	unsigned long irqflags;
 
 	socpmu_stop(event, PERF_EF_UPDATE);
@@ -876,6 +902,7 @@ static void socpmu_free(struct socpmu *sp)
 	cpuhp_state_remove_instance_nocalls(socpmu_cpuhp_state, &sp->cpuhp_node);
 	perf_pmu_unregister(&sp->pmu);
 	ida_free(sp->ida, sp->id);
+	kfree(sp->vals);
 	/* Under fault injection, a use of the freed PMU (pmu.module...) faults */
 	if (sp->destroy_delay_us)
 		memset(sp, POISON_FREE, sizeof(*sp));

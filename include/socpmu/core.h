@@ -28,23 +28,53 @@
 
 struct socpmu;
 
+/* Counters whose last values an event keeps in itself (no allocation) */
+#define SOCPMU_INLINE_COUNTERS	6
+
 /**
- * struct socpmu_event - core state of one perf event, in event->pmu_private
+ * struct socpmu_hw_event - core state of one perf event, in its hw_perf_event
  * @node: entry in socpmu::active while the event is scheduled
- * @event: the perf event
+ * @prev: last raw value of each counter: @inline_prev, or an array of @nr
+ *	allocated at event_init for events that sum more counters than that
  * @mask: counter width mask (GENMASK_ULL(width - 1, 0))
+ * @data: the driver's own word, e.g. its decoded event (see socpmu_hw())
  * @nr: number of hardware counters summed into this event
- * @vals: scratch for one read of the @nr counters
- * @prev: last raw value of each counter
+ * @arch_flags: lies over hw_perf_event::flags, which the perf core and the
+ *	architectures read for every event (PERF_EVENT_FLAG_USER_READ_CNT
+ *	counts in ctx->nr_user and sets cap_user_rdpmc): always 0
+ * @inline_prev: the @prev of events of up to SOCPMU_INLINE_COUNTERS counters
+ *
+ * Like arm-cmn, the core keeps an event's state in the hardware part of
+ * event->hw (a union perf leaves to the PMU driver, zeroed when the event
+ * is allocated) rather than in an allocation of its own.
  */
-struct socpmu_event {
+struct socpmu_hw_event {
 	struct list_head node;
-	struct perf_event *event;
+	u64 *prev;
 	u64 mask;
+	unsigned long data;
 	unsigned int nr;
-	u64 *vals;
-	u64 prev[];
+	u32 arch_flags;
+	u64 inline_prev[SOCPMU_INLINE_COUNTERS];
 };
+
+static_assert(sizeof(struct socpmu_hw_event) <= offsetof(struct hw_perf_event, target));
+static_assert(offsetof(struct socpmu_hw_event, arch_flags) ==
+	      offsetof(struct hw_perf_event, flags));
+
+/**
+ * socpmu_hw() - the core's state of one of a socpmu PMU's events
+ * @event: the event
+ *
+ * Drivers keep their own per-event word in ->data (set in their
+ * socpmu_ops::event_init); every other field is the core's.
+ *
+ * Return: the state, which lies in @event->hw.
+ */
+static inline struct socpmu_hw_event *socpmu_hw(struct perf_event *event)
+{
+	return (struct socpmu_hw_event *)&event->hw;
+}
 
 /**
  * struct socpmu_ops - what a driver tells the core about its hardware
@@ -91,6 +121,8 @@ struct socpmu_ops {
  * @name: perf name, e.g. "tensix_0"
  * @lock: serialises hardware access and @active
  * @active: scheduled events, polled by @timer
+ * @vals: scratch for one read of an event's counters, under @lock
+ * @nr_vals: size of @vals: the most counters an event of the PMU sums
  * @timer: poll timer that keeps 64-bit counts exact across counter wraps
  * @poll_ns: poll period; drivers set it to socpmu_poll_ns() of their fastest
  *	counter, sysfs can lower it
@@ -114,6 +146,8 @@ struct socpmu {
 	char name[32];
 	raw_spinlock_t lock;
 	struct list_head active;
+	u64 *vals;
+	unsigned int nr_vals;
 	struct hrtimer timer;
 	u64 poll_ns;
 	u64 poll_max_ns;
@@ -137,11 +171,6 @@ struct socpmu {
 static inline struct socpmu *to_socpmu(struct pmu *pmu)
 {
 	return container_of(pmu, struct socpmu, pmu);
-}
-
-static inline struct socpmu_event *to_socpmu_event(struct perf_event *event)
-{
-	return event->pmu_private;
 }
 
 /**

@@ -14,7 +14,10 @@
  *    one and the last event coming and going on the other;
  *  - software_sibling_outlives_leader: a software event left in a socpmu
  *    PMU's perf context after its socpmu group leader is closed keeps the
- *    PMU (and the driver module) alive after the device is removed.
+ *    PMU (and the driver module) alive after the device is removed;
+ *  - event_state_in_event: an event of up to 6 counters keeps its state in
+ *    itself (no kernel memory beyond a software event's), and events of
+ *    either kind of state count exactly.
  *
  * Sizes: SOCPMU_STRESS_ROUNDS (device removal rounds, 3), SOCPMU_STRESS_SECONDS
  * (poll timer test, 5), SOCPMU_HOTPLUG_CYCLES (10); `make fuzz` runs longer.
@@ -26,6 +29,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/resource.h>
 
 #include "kselftest_harness.h"
 #include "reliability.h"
@@ -771,6 +775,113 @@ TEST_F_TIMEOUT(rel, software_sibling_outlives_leader, 100)
 	EXPECT_EQ(0, ret) TH_LOG("tensix_pmu still busy: %s", strerror(-ret));
 	if (!ret)
 		ASSERT_EQ(0, mod_load("tensix_pmu"));
+}
+
+/*
+ * The core keeps an event's state in the event (its hw_perf_event), as
+ * arm-cmn does; only events that sum more than SOCPMU_INLINE_COUNTERS (6)
+ * counters allocate their previous values. Seen from outside: opening 512
+ * events of one core or of 4 cores takes no kmalloc object more than
+ * opening 512 software events (it took 2 per event), and both kinds of
+ * state count exactly.
+ */
+#define STATE_EVENTS	512
+
+/* kmalloc objects that @open_one-ing @n events (kept open in @fds) takes */
+static long kmalloc_objs(struct __test_metadata *_metadata, int *fds, int n,
+			 int (*open_one)(const struct sp_dev *d, int i), const struct sp_dev *d,
+			 char *top, size_t len)
+{
+	static struct rel_slabs a, b;
+	long objs = 0;
+
+	ASSERT_EQ(0, rel_slab_snapshot(&a));
+	for (int i = 0; i < n; i++) {
+		fds[i] = open_one(d, i);
+		ASSERT_LE(0, fds[i]) TH_LOG("event %d: %s", i, strerror(-fds[i]));
+	}
+	ASSERT_EQ(0, rel_slab_snapshot(&b));
+	rel_slab_delta(&a, &b, top, len);
+	/* Plain kmalloc caches (kmalloc-<size>, kmalloc-rnd-<n>-<size>) */
+	for (int i = 0; i < b.n; i++) {
+		if (strncmp(b.c[i].name, "kmalloc-", 8) || !strncmp(b.c[i].name, "kmalloc-cg-", 11) ||
+		    !strncmp(b.c[i].name, "kmalloc-rcl-", 12))
+			continue;
+		objs += b.c[i].objs;
+		for (int j = 0; j < a.n; j++)
+			if (!strcmp(a.c[j].name, b.c[i].name))
+				objs -= a.c[j].objs;
+	}
+	return objs;
+}
+
+/* Event i: fpu_instruction on every core (4: state inline), or on core i % 5 - 1 */
+static int open_fpu(const struct sp_dev *d, int i)
+{
+	return sp_open(d, cfg_of(tev("fpu_instruction")), sp_cfg1_unit(i % 5 - 1), -1, 0);
+}
+
+static int open_sw(const struct sp_dev *d, int i)
+{
+	struct perf_event_attr sw = {
+		.size = sizeof(sw), .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
+		.disabled = 1,
+	};
+
+	(void)i;
+	return sp_perf_event_open(&sw, -1, d->cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static void close_all(int *fds, int n)
+{
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+}
+
+TEST_F_TIMEOUT(rel, event_state_in_event, 600)
+{
+	const struct tev *e_fpu = tev("fpu_instruction");
+	struct rlimit rl = { STATE_EVENTS + 64, STATE_EVENTS + 64 };
+	static int fds[STATE_EVENTS];
+	char top[512], top_sw[512];
+	long ours, soft;
+	struct sp_dev big;
+	int fd;
+
+	TENSIX_DEV(&self->d, "rel_state", 4);
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &rl)) TH_LOG("%s", strerror(errno));
+	/* Once, not per event: the fd table's growth, the PMU's scratch */
+	for (int i = 0; i < STATE_EVENTS; i++)
+		ASSERT_LE(0, fds[i] = open_sw(&self->d, i));
+	close_all(fds, STATE_EVENTS);
+	close(open_fpu(&self->d, 0));
+
+	ours = kmalloc_objs(_metadata, fds, STATE_EVENTS, open_fpu, &self->d, top, sizeof(top));
+	/* Exact with the state inline: 1000 per core, 4 cores */
+	ASSERT_EQ(0, inject(&self->d, -1, e_fpu, 1000));
+	EXPECT_EQ(4000, read_ok(_metadata, fds[0]));
+	EXPECT_EQ(1000, read_ok(_metadata, fds[2]));
+	close_all(fds, STATE_EVENTS);
+	soft = kmalloc_objs(_metadata, fds, STATE_EVENTS, open_sw, &self->d, top_sw,
+			    sizeof(top_sw));
+	close_all(fds, STATE_EVENTS);
+	ksft_print_msg("%d events: %ld kmalloc objects for socpmu ones (slabs grew: %s), %ld for software ones (%s)\n",
+		       STATE_EVENTS, ours, top, soft, top_sw);
+	EXPECT_LE(ours, soft + STATE_EVENTS / 8)
+		TH_LOG("%ld kmalloc objects for %d socpmu events, %ld for software events",
+		       ours, STATE_EVENTS, soft);
+
+	/* Exact with the state allocated: 12 cores */
+	memset(&big, 0, sizeof(big));
+	sp_sim_del_device("rel_state12");
+	ASSERT_EQ(0, sp_dev_create(&big, "tensix", "rel_state12", "cores=12", "tensix_"));
+	fd = sp_open(&big, cfg_of(e_fpu), 0, -1, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, inject(&big, -1, e_fpu, 1000));
+	ASSERT_EQ(0, inject(&big, 11, e_fpu, 7));
+	EXPECT_EQ(12007, read_ok(_metadata, fd));
+	close(fd);
+	EXPECT_EQ(0, sp_dev_delete(&big));
 }
 
 TEST_HARNESS_MAIN
