@@ -18,7 +18,8 @@
  * it schedules it out, so events multiplex when there are more than
  * counters. The firmware picks the counter (counter_config_matching with
  * the mode-filter flags only), offered the programmable counters this PMU
- * does not hold plus, for cycles and instructions, their fixed counter.
+ * does not hold plus, for cycles and instructions that neither filter nor
+ * sample, their fixed counter.
  * OpenSBI hands the fixed cycle and instret counters to every caller that
  * asks (they are never exclusive, riscv_pmu_sbi may be counting on them):
  * this driver never clears, stops or resets them, it reads them
@@ -27,8 +28,10 @@
  * needs no allocation (OpenSBI does not map counter 1). Counts are 64-bit
  * in software: a per-CPU hrtimer reads the running counters often enough
  * to see every wrap (cancelled when its CPU goes offline, started again by
- * the next event there), and where the backend has Sscofpmf the counter
- * overflow interrupt folds a wrap in at once.
+ * the next event there), and where the backend delivers the counter
+ * overflow interrupt (Sscofpmf) it folds a wrap in at once. Counters that
+ * wrap in under 400 us are too fast for the hrtimer: the overflow interrupt
+ * alone keeps them, and without one the device is refused at probe.
  *
  * Sampling: a module cannot deliver samples (the perf core does not export
  * perf_event_overflow()), so the out-of-tree module rejects sampling events
@@ -41,10 +44,10 @@
  * A hardware PMU (perf_hw_context): since 6.2 a task context holds the
  * events of any number of hardware PMUs, each with its own pmu context, so
  * this one sits next to the architecture's (riscv_pmu_sbi, or x86's). The
- * perf core then takes the group leader's ctx->mutex around event_init,
- * which hpm_group_valid() needs to walk the siblings. Groups hold
- * sifive_hpm events and, as the perf core allows in any hardware group,
- * software events.
+ * perf core then takes the group leader's ctx->mutex around the event_init
+ * of an event that joins a group, which hpm_group_valid() needs to walk the
+ * siblings. Groups hold sifive_hpm events and, as the perf core allows in
+ * any hardware group, software events.
  */
 
 #define pr_fmt(fmt) "sifive_hpm: " fmt
@@ -89,7 +92,8 @@ struct sifive_hpm;
  *	and removal
  * @events: the event on each counter this PMU holds
  * @used: the counters this PMU holds on this CPU
- * @poll: reads the running counters before they can wrap twice
+ * @poll: reads the running counters before they can wrap twice, but for
+ *	counters too fast for it (kept by the overflow interrupt)
  * @hpm: the PMU
  */
 struct hpm_cpu {
@@ -120,7 +124,7 @@ struct hpm_cpu {
  * @cpus: per-CPU state
  * @dead: the device is gone; the PMU waits for its events to close
  * @nr_events: events initialised on this PMU and not yet destroyed
- * @zombie: entry in the list of dead PMUs that still have events
+ * @zombie: entry in the list of PMUs removed with events open, freed at module exit
  * @node: instance of the CPU hotplug state
  */
 struct sifive_hpm {
@@ -231,8 +235,9 @@ static int hpm_ev_validate(struct sifive_hpm *hpm, struct perf_event *event)
  * A group may hold sifive_hpm events and software events (see the top of
  * the file), and must fit the counters: one cycles and one instructions
  * event on the fixed counters, everything else (time and software events
- * excepted) on the programmable ones. Called with the leader's ctx->mutex
- * held (perf_hw_context), so the sibling list cannot change under us.
+ * excepted) on the programmable ones. For an event that joins a group,
+ * perf holds the leader's ctx->mutex (perf_hw_context), so the sibling list
+ * cannot change under us; a new leader comes without it, and has no siblings.
  */
 struct hpm_needs {
 	unsigned int cycles, instret, prog;
@@ -374,8 +379,8 @@ static bool hpm_idx_fixed(int idx)
 
 /*
  * Claim a counter for @event on this hart; the firmware arbitrates. Cycles
- * and instructions without a mode filter (the fixed counters cannot
- * filter) are offered their fixed counter alone first, as the seed wants
+ * and instructions that neither filter nor sample (the fixed counters can
+ * do neither) are offered their fixed counter alone first, as the seed wants
  * them there whatever the order of the events; everything else, and a
  * second cycles or instructions event, the programmable counters this PMU
  * does not hold. The only flags are the mode filter's: no CLEAR_VALUE (it
@@ -443,12 +448,13 @@ static u64 hpm_set_period(struct sifive_hpm *hpm, struct perf_event *event)
 
 /*
  * (Re)start the counter of a running event. A programmable counter is ours
- * alone: it starts from a value we set, 0, or with overflow interrupts half
- * way to its wrap, so that the interrupt comes while the modular difference
- * to the start value is still the true count. A fixed counter is never
- * written: it may be running for another user already (the firmware then
- * answers "already started", which is fine); it is started so that it
- * counts, never stopped, and its value once running is the base.
+ * alone: it starts from a value we set, for a sampling event -(what is left
+ * of its period) (hpm_set_period()), else 0, or with overflow interrupts
+ * half way to its wrap, so that the interrupt comes while the modular
+ * difference to the start value is still the true count. A fixed counter
+ * is never written: it may be running for another user already (the
+ * firmware then answers "already started", which is fine); it is started
+ * so that it counts, never stopped, and its value once running is the base.
  */
 static void hpm_restart(struct sifive_hpm *hpm, struct perf_event *event)
 {
@@ -613,8 +619,10 @@ static bool hpm_sample(struct perf_event *event)
 /*
  * The counter overflow interrupt (Sscofpmf), in hard interrupt context on
  * the hart: stop the counter (SBI start does not write a running counter),
- * fold the wrap into the count and restart it half way to the next wrap,
- * which also clears its overflow flag.
+ * fold the wrap into the count, deliver the sample of a sampling event whose
+ * period ran out and, unless perf throttles the event, restart the counter
+ * as hpm_restart() does (half way to the next wrap, a sampling event at
+ * -(what is left of its period)), which also clears its overflow flag.
  */
 static void hpm_overflow(void *data)
 {
@@ -679,7 +687,7 @@ static struct attribute *hpm_event_attrs[] = {
 	NULL,
 };
 
-/* General events show only if the firmware can count them */
+/* General events show only if the firmware can count them; timestamp (the time CSR) always */
 static umode_t hpm_event_visible(struct kobject *kobj, struct attribute *attr, int i)
 {
 	struct sifive_hpm *hpm = to_hpm(dev_get_drvdata(kobj_to_dev(kobj)));
@@ -723,7 +731,7 @@ static ssize_t harts_show(struct device *dev, struct device_attribute *attr, cha
 }
 static DEVICE_ATTR_RO(harts);
 
-/* One line per hardware counter: index, CSR, width in bits */
+/* One line per counter the backend maps (counter_info not 0): index, CSR, width in bits */
 static ssize_t counters_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
 	struct sifive_hpm *hpm = to_hpm(dev_get_drvdata(dev));
@@ -1164,7 +1172,7 @@ err_free:
 	return dev_err_probe(dev, ret, "probe failed\n");
 }
 
-/* Bank the counts of this CPU's running events and release the counters */
+/* Bank the counts of this CPU's running events and release its programmable counters */
 static void hpm_freeze_cpu(void *data)
 {
 	struct sifive_hpm *hpm = data;
