@@ -194,6 +194,19 @@ static int hpm_ev_fixed(struct perf_event *event)
 }
 
 /*
+ * The fixed counter an event takes when it is free (hpm_claim()): cycles and
+ * instructions that neither filter modes (event->hw.config_base, set before
+ * the group is validated) nor sample, as the fixed counters can do neither.
+ * Return: SIFIVE_HPM_CTR_CYCLE, SIFIVE_HPM_CTR_INSTRET or -1.
+ */
+static int hpm_ev_on_fixed(struct perf_event *event)
+{
+	if (event->hw.config_base || is_sampling_event(event))
+		return -1;
+	return hpm_ev_fixed(event);
+}
+
+/*
  * Validate the encoding: -EINVAL for malformed input (reserved bits, an
  * unknown type or code), -ENOENT for a well-formed event that these harts
  * cannot count.
@@ -249,7 +262,7 @@ static void hpm_count_needs(struct hpm_needs *n, struct perf_event *event)
 
 	if (event->pmu->task_ctx_nr == perf_sw_context)
 		return;
-	fixed = hpm_ev_fixed(event);
+	fixed = hpm_ev_on_fixed(event);
 	if (fixed == SIFIVE_HPM_CTR_CYCLE)
 		n->cycles++;
 	else if (fixed == SIFIVE_HPM_CTR_INSTRET)
@@ -327,10 +340,6 @@ static int hpm_event_init(struct perf_event *event)
 	ret = hpm_ev_validate(hpm, event);
 	if (ret)
 		goto err;
-	if (!hpm_group_valid(hpm, event)) {
-		ret = -EINVAL;
-		goto err;
-	}
 
 	hwc->idx = -1;
 	hwc->event_base = SIFIVE_HPM_EVENT_IDX(hpm_ev_type(event), hpm_ev_code(event));
@@ -347,6 +356,11 @@ static int hpm_event_init(struct perf_event *event)
 			hwc->config_base |= SIFIVE_HPM_CFG_FLAG_SET_SINH;
 		if (event->attr.exclude_hv)
 			hwc->config_base |= SIFIVE_HPM_CFG_FLAG_SET_MINH;
+	}
+	/* With the mode filter known: which counter the event needs */
+	if (!hpm_group_valid(hpm, event)) {
+		ret = -EINVAL;
+		goto err;
 	}
 	event->destroy = hpm_event_destroy;
 	return 0;
@@ -410,12 +424,10 @@ static long hpm_match(struct sifive_hpm *hpm, struct perf_event *event, unsigned
 static int hpm_claim(struct sifive_hpm *hpm, struct hpm_cpu *cpuc, struct perf_event *event)
 {
 	unsigned long avail = hpm->prog_mask & ~cpuc->used;
-	int fixed = hpm_ev_fixed(event);
+	int fixed = hpm_ev_on_fixed(event);
 	long idx;
 
-	/* The fixed counters can neither filter nor interrupt */
-	if (fixed >= 0 && !event->hw.config_base && !is_sampling_event(event) &&
-	    !test_bit(fixed, &cpuc->used)) {
+	if (fixed >= 0 && !test_bit(fixed, &cpuc->used)) {
 		idx = hpm_match(hpm, event, BIT(fixed));
 		if (idx >= 0)
 			return idx;
@@ -1082,6 +1094,7 @@ static int hpm_probe(struct platform_device *pdev)
 	}
 	if (hpm->nr_counters <= SIFIVE_HPM_CTR_INSTRET) {
 		dev_err(dev, "no counters\n");
+		ret = -ENODEV;
 		goto err_free;
 	}
 	/* At most one increment per cycle */

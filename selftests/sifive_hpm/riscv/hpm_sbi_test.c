@@ -10,7 +10,8 @@
  * both on the same task and check, from outside, that both count what the
  * other counts (within 1 % over the same window, whichever opened first),
  * that opening and closing one in a loop leaves the other's count sane,
- * per-task counting, exclude_kernel, the timestamp event (the time CSR),
+ * per-task counting, exclude_kernel (and the counters a group of filtered
+ * events needs), the timestamp event (the time CSR),
  * the group walk under concurrent sibling opens, CPU hotplug and module
  * unload/reload. Needs root.
  */
@@ -450,6 +451,54 @@ TEST_F(misc, group_walk_concurrent_siblings)
 	EXPECT_LT(0, c.value);
 	EXPECT_GT(GARBAGE, c.value);
 	close(leader);
+}
+
+/* The programmable counters the PMU lists in sysfs ("index CSR width", index >= 3) */
+static int prog_counters(void)
+{
+	char buf[4096], *line, *save;
+	int n = 0;
+
+	if (sp_read_file(SP_PMU_BUS "/sifive_hpm/counters", buf, sizeof(buf)) < 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (atoi(line) >= 3)
+			n++;
+	return n;
+}
+
+/*
+ * A filtered cycles event never sits on the fixed cycle counter (it cannot
+ * filter): a group of them needs a programmable counter each. As many as
+ * there are programmable counters make a group that runs; one more is
+ * refused, as a group that could never be scheduled.
+ */
+TEST_F(misc, filtered_cycles_group_needs_programmable_counters)
+{
+	int fds[40], n = 0, p = prog_counters(), ret;
+	struct sp_count c;
+
+	ASSERT_LT(0, p);
+	ASSERT_GT((int)ARRAY_SIZE(fds), p);
+	fds[n] = open_ev(self->hpm, CFG_CYCLES, 0, -1, -1, true, true);
+	ASSERT_LE(0, fds[n]) TH_LOG("cycles:u: %s", strerror(-fds[n]));
+	for (n = 1; n < p; n++) {
+		fds[n] = open_ev(self->hpm, CFG_CYCLES, 0, -1, fds[0], true, true);
+		ASSERT_LE(0, fds[n]) TH_LOG("cycles:u %d of %d: %s", n + 1, p, strerror(-fds[n]));
+	}
+	ret = open_ev(self->hpm, CFG_CYCLES, 0, -1, fds[0], true, true);
+	EXPECT_EQ(-EINVAL, ret) TH_LOG("cycles:u %d, %d programmable counters", p + 1, p);
+	if (ret >= 0)
+		close(ret);
+	busy_ns(20000000);
+	ASSERT_EQ(0, sp_read_times(fds[0], &c));
+	TH_LOG("%d filtered cycles events in a group: %llu, running %llu of %llu ns", p,
+	       (unsigned long long)c.value, (unsigned long long)c.running,
+	       (unsigned long long)c.enabled);
+	EXPECT_LT(0, c.running) TH_LOG("the group never ran");
+	EXPECT_LT(0, c.value);
+	while (n)
+		close(fds[--n]);
 }
 
 /* Hotplug: after CPU 1 went offline and came back, events there count again */
