@@ -399,10 +399,11 @@ static void socpmu_event_destroy(struct perf_event *event)
 	 * From here on @sp may be a zombie that the reaper looks at; perf
 	 * still uses the PMU (put_pmu_ctx(), module_put()) after we return,
 	 * which socpmu_safe_to_free() waits for. The fault-injection delay
-	 * widens that window for the tests.
+	 * widens that window for the tests; ->destroy may sleep (perf calls
+	 * it where it takes mutexes, and so does socpmu_pin_if_shared()).
 	 */
 	if (delay_us)
-		udelay(delay_us);
+		fsleep(delay_us);
 }
 
 /**

@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
@@ -381,12 +382,60 @@ static inline ino_t sp_pmu_ino(const char *pmu)
 	return stat(path, &st) ? 0 : st.st_ino;
 }
 
+/*
+ * The children of the simulated devices (the devices real drivers bind
+ * to), as /sys/devices/socpmu_sim/<sim device>/<child> paths in @g.
+ */
+static inline int sp_sim_children(glob_t *g)
+{
+	int ret = glob(SP_SIM_ROOT "/*/*/modalias", 0, NULL, g);
+
+	if (ret == GLOB_NOMATCH)
+		g->gl_pathc = 0;
+	else if (ret)
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * Did the drivers refuse the device whose children are the paths of @after
+ * not in @before? The simulator and the socpmu drivers probe synchronously,
+ * so once new_device has returned, a child that is not bound and not
+ * waiting for deferred probing will not bind: no PMU is coming.
+ */
+static inline bool sp_sim_probe_refused(const glob_t *before, const glob_t *after)
+{
+	char deferred[4096] = "", path[600];
+	bool any = false;
+
+	sp_read_file(SP_DEBUGFS "/devices_deferred", deferred, sizeof(deferred));
+	for (size_t i = 0; i < after->gl_pathc; i++) {
+		const char *child = after->gl_pathv[i];
+		size_t len = strlen(child) - strlen("/modalias");
+		bool old = false;
+
+		for (size_t j = 0; j < before->gl_pathc && !old; j++)
+			old = !strcmp(child, before->gl_pathv[j]);
+		if (old)
+			continue;
+		snprintf(path, sizeof(path), "%.*s/driver", (int)len, child);
+		if (sp_path_exists(path))
+			return false;	/* bound: its PMU is there or on its way */
+		snprintf(path, sizeof(path), "%.*s", (int)len, child);
+		if (strstr(deferred, strrchr(path, '/') + 1))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 static inline int sp_dev_create(struct sp_dev *d, const char *type, const char *name,
 				const char *params, const char *prefix)
 {
 	static char before[SP_MAX_PMUS][SP_NAME_LEN], after[SP_MAX_PMUS][SP_NAME_LEN];
 	static ino_t ino_before[SP_MAX_PMUS];
 	char spec[512], buf[256];
+	glob_t children;
 	int nb, na, ret, ncpus;
 	uint64_t ptype;
 
@@ -398,13 +447,29 @@ static inline int sp_dev_create(struct sp_dev *d, const char *type, const char *
 	for (int i = 0; i < nb; i++)
 		ino_before[i] = sp_pmu_ino(before[i]);
 	snprintf(spec, sizeof(spec), "%s name=%s %s", type, name, params ? params : "");
+	if (sp_sim_children(&children))
+		return -ENOMEM;
 	ret = sp_sim_new_device(spec);
-	if (ret)
+	if (ret) {
+		globfree(&children);
 		return ret;
+	}
 	d->alive = true;
 
-	/* Probing may be asynchronous: wait up to 5 s for the PMU */
+	/*
+	 * Wait up to 5 s for the PMU (probing may be deferred), unless the
+	 * drivers refused the device's children.
+	 */
 	for (int tries = 0; tries < 500 && !d->pmu[0]; tries++) {
+		glob_t now;
+
+		if (tries == 1 && !sp_sim_children(&now)) {
+			bool refused = sp_sim_probe_refused(&children, &now);
+
+			globfree(&now);
+			if (refused)
+				break;
+		}
 		na = sp_list_pmus(prefix, after, SP_MAX_PMUS);
 		for (int i = 0; i < na; i++) {
 			bool seen = false;
@@ -421,6 +486,7 @@ static inline int sp_dev_create(struct sp_dev *d, const char *type, const char *
 		if (!d->pmu[0])
 			usleep(10000);
 	}
+	globfree(&children);
 	if (!d->pmu[0])
 		return -ENODEV;
 	ret = sp_pmu_read_u64(d, "type", &ptype);
