@@ -124,7 +124,9 @@ struct hpm_cpu {
  * @cpus: per-CPU state
  * @dead: the device is gone; the PMU waits for its events to close
  * @nr_events: events initialised on this PMU and not yet destroyed
- * @zombie: entry in the list of PMUs removed with events open, freed at module exit
+ * @had_events: an event was ever initialised (see hpm_remove())
+ * @pin: holds the module for software events left in the PMU's contexts
+ * @zombie: entry in the list of removed PMUs that had events, freed at module exit
  * @node: instance of the CPU hotplug state
  */
 struct sifive_hpm {
@@ -147,6 +149,8 @@ struct sifive_hpm {
 	struct hpm_cpu __percpu *cpus;
 	bool dead;
 	atomic_t nr_events;
+	bool had_events;
+	struct socpmu_pin pin;
 	struct list_head zombie;
 	struct hlist_node node;
 };
@@ -309,7 +313,11 @@ static bool hpm_group_valid(struct sifive_hpm *hpm, struct perf_event *event)
 
 static void hpm_event_destroy(struct perf_event *event)
 {
-	atomic_dec(&to_hpm(event->pmu)->nr_events);
+	struct sifive_hpm *hpm = to_hpm(event->pmu);
+
+	/* Software events grouped with ours may stay in our contexts */
+	socpmu_pin_if_shared(&hpm->pin, event);
+	atomic_dec(&hpm->nr_events);
 }
 
 static int hpm_event_init(struct perf_event *event)
@@ -362,6 +370,7 @@ static int hpm_event_init(struct perf_event *event)
 		ret = -EINVAL;
 		goto err;
 	}
+	WRITE_ONCE(hpm->had_events, true);
 	event->destroy = hpm_event_destroy;
 	return 0;
 
@@ -1043,6 +1052,7 @@ static void hpm_free(struct sifive_hpm *hpm)
 	 */
 	for_each_possible_cpu(cpu)
 		hrtimer_cancel(&per_cpu_ptr(hpm->pmu.cpu_pmu_context, cpu)->hrtimer);
+	socpmu_pin_exit(&hpm->pin);
 	perf_pmu_unregister(&hpm->pmu);
 	free_percpu(hpm->cpus);
 	ida_free(&hpm_ida, hpm->id);
@@ -1161,6 +1171,7 @@ static int hpm_probe(struct platform_device *pdev)
 	ret = cpuhp_state_add_instance_nocalls(hpm_cpuhp_state, &hpm->node);
 	if (ret)
 		goto err_handler;
+	socpmu_pin_init(&hpm->pin, &hpm->pmu);
 	ret = perf_pmu_register(&hpm->pmu, hpm->name, -1);
 	if (ret)
 		goto err_cpuhp;
@@ -1219,9 +1230,13 @@ static int hpm_cpu_teardown(unsigned int cpu, struct hlist_node *node)
 /*
  * The device goes away. Perf in 6.12 cannot unregister a PMU that still has
  * events, so with events open the PMU stays registered but dead: their
- * counts freeze, nothing reaches the backend again, and the PMU is freed
- * when the module goes, which perf's module references delay until every
- * event is closed.
+ * counts freeze, nothing reaches the backend again. Perf also goes on
+ * using a PMU after its last event's ->destroy (the event's part of the
+ * PMU's context, the module reference), and software events grouped with
+ * ours stay in that context: a PMU that ever had an event is only freed
+ * when the module goes, which perf's module references and the pin
+ * (socpmu_pin_if_shared()) delay until all of that is gone. A PMU that
+ * never had one is freed at once.
  */
 static void hpm_remove(struct platform_device *pdev)
 {
@@ -1243,11 +1258,12 @@ static void hpm_remove(struct platform_device *pdev)
 
 	/* Set @dead before counting the events: pairs with the barrier in hpm_event_init() */
 	smp_mb();
-	if (!atomic_read(&hpm->nr_events)) {
+	if (!atomic_read(&hpm->nr_events) && !READ_ONCE(hpm->had_events)) {
 		hpm_free(hpm);
 		return;
 	}
-	pr_info("%s: device removed with events open, counts frozen\n", hpm->name);
+	if (atomic_read(&hpm->nr_events))
+		pr_info("%s: device removed with events open, counts frozen\n", hpm->name);
 	mutex_lock(&hpm_zombies_lock);
 	list_add_tail(&hpm->zombie, &hpm_zombies);
 	mutex_unlock(&hpm_zombies_lock);

@@ -314,44 +314,74 @@ static enum hrtimer_restart socpmu_poll(struct hrtimer *timer)
 
 /*
  * Events of other PMUs in ours. perf puts a software event that joins a
- * group led by one of our events into our PMU's context on that CPU (and
- * moves a software group there when one of our events joins it), and they
- * stay there when our events are closed. Until they are closed too, the
- * PMU's per-CPU contexts must not be freed nor the driver module unloaded:
- * when the last of our events leaves a context that still holds such
- * events, the PMU pins the driver module until its contexts are all idle.
+ * group led by one of our events into our PMU's context (and moves a
+ * software group there when one of our events joins it), and they stay
+ * there when our events are closed. Until they are closed too, the PMU's
+ * contexts must not be freed nor the driver module unloaded: when the last
+ * of our events leaves a context that still holds such events, the PMU
+ * pins the driver module until its per-CPU contexts are all idle. A task
+ * context cannot be watched from here (it, and our part of it, live as
+ * long as the events in it, after the task too): that pin lasts until
+ * reboot, see socpmu_pin_if_shared().
  */
 #define SOCPMU_IDLE_POLL	(HZ / 10)
 
 /* Is any of the PMU's per-CPU perf contexts in use? */
-static bool socpmu_ctx_busy(struct socpmu *sp)
+static bool socpmu_ctx_busy(struct pmu *pmu)
 {
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		if (READ_ONCE(per_cpu_ptr(sp->pmu.cpu_pmu_context, cpu)->epc.ctx))
+		if (READ_ONCE(per_cpu_ptr(pmu->cpu_pmu_context, cpu)->epc.ctx))
 			return true;
 	return false;
 }
 
-static void socpmu_idle_work(struct work_struct *work)
+static void socpmu_pin_work(struct work_struct *work)
 {
-	struct socpmu *sp = container_of(to_delayed_work(work), struct socpmu, idle_work);
+	struct socpmu_pin *pin = container_of(to_delayed_work(work), struct socpmu_pin, work);
+	struct module *mod = pin->pmu->module;
 	bool busy;
 
-	mutex_lock(&sp->pin_lock);
-	busy = socpmu_ctx_busy(sp);
-	if (busy)
-		schedule_delayed_work(&sp->idle_work, SOCPMU_IDLE_POLL);
-	else
-		sp->pinned = false;
-	mutex_unlock(&sp->pin_lock);
+	mutex_lock(&pin->lock);
+	busy = pin->forever || socpmu_ctx_busy(pin->pmu);
+	if (busy && !pin->forever)
+		schedule_delayed_work(&pin->work, SOCPMU_IDLE_POLL);
 	if (!busy)
-		module_put(sp->pmu.module);
+		pin->pinned = false;
+	mutex_unlock(&pin->lock);
+	if (!busy)
+		module_put(mod);
 }
 
-/* Called as @event goes: does its perf context keep other PMUs' events only? */
-static void socpmu_pin_if_shared(struct socpmu *sp, struct perf_event *event)
+/**
+ * socpmu_pin_init() - prepare the pin of a PMU
+ * @pin: the pin
+ * @pmu: the PMU, registered after this (its ->module set by then)
+ */
+void socpmu_pin_init(struct socpmu_pin *pin, struct pmu *pmu)
+{
+	pin->pmu = pmu;
+	pin->pinned = false;
+	pin->forever = false;
+	mutex_init(&pin->lock);
+	INIT_DELAYED_WORK(&pin->work, socpmu_pin_work);
+}
+EXPORT_SYMBOL_GPL(socpmu_pin_init);
+
+/**
+ * socpmu_pin_if_shared() - hold the driver module for what @event leaves
+ * @pin: the pin of @event's PMU
+ * @event: an event of the PMU, in its ->destroy (it still holds a
+ *	reference on the module)
+ *
+ * When @event leaves events of other PMUs (software events) behind in the
+ * PMU's part of its perf context and none of the PMU's own, the driver
+ * module is pinned: until every per-CPU context of the PMU is idle, or, for
+ * a task context, for good (the module can no longer be unloaded; said in
+ * the log). May sleep.
+ */
+void socpmu_pin_if_shared(struct socpmu_pin *pin, struct perf_event *event)
 {
 	struct perf_event_pmu_context *epc = event->pmu_ctx;
 	struct perf_event_context *ctx = event->ctx;
@@ -365,7 +395,7 @@ static void socpmu_pin_if_shared(struct socpmu *sp, struct perf_event *event)
 	list_for_each_entry(e, &ctx->event_list, event_entry) {
 		if (e == event || e->pmu_ctx != epc)
 			continue;
-		if (e->pmu == &sp->pmu)
+		if (e->pmu == event->pmu)
 			own = true;
 		else
 			other = true;
@@ -374,15 +404,48 @@ static void socpmu_pin_if_shared(struct socpmu *sp, struct perf_event *event)
 	if (own || !other)
 		return;
 
-	mutex_lock(&sp->pin_lock);
-	if (!sp->pinned) {
-		/* @event still holds a reference on the module */
-		__module_get(sp->pmu.module);
-		sp->pinned = true;
-		schedule_delayed_work(&sp->idle_work, SOCPMU_IDLE_POLL);
+	mutex_lock(&pin->lock);
+	if (ctx->task && !pin->forever) {
+		pin->forever = true;
+		pr_info("%s: software events outlive its events in a task context: module %s pinned until reboot\n",
+			event->pmu->name, module_name(event->pmu->module));
 	}
-	mutex_unlock(&sp->pin_lock);
+	if (!pin->pinned) {
+		__module_get(event->pmu->module);
+		pin->pinned = true;
+		if (!pin->forever)
+			schedule_delayed_work(&pin->work, SOCPMU_IDLE_POLL);
+	}
+	mutex_unlock(&pin->lock);
 }
+EXPORT_SYMBOL_GPL(socpmu_pin_if_shared);
+
+/**
+ * socpmu_pinned() - is the driver module pinned for this PMU?
+ * @pin: the pin
+ *
+ * Return: true while socpmu_pin_if_shared() holds the module.
+ */
+bool socpmu_pinned(struct socpmu_pin *pin)
+{
+	bool pinned;
+
+	mutex_lock(&pin->lock);
+	pinned = pin->pinned;
+	mutex_unlock(&pin->lock);
+	return pinned;
+}
+EXPORT_SYMBOL_GPL(socpmu_pinned);
+
+/**
+ * socpmu_pin_exit() - before the PMU is freed: wait for the pin's work
+ * @pin: the pin, no longer pinned (the module it holds is going)
+ */
+void socpmu_pin_exit(struct socpmu_pin *pin)
+{
+	cancel_delayed_work_sync(&pin->work);
+}
+EXPORT_SYMBOL_GPL(socpmu_pin_exit);
 
 static void socpmu_event_destroy(struct perf_event *event)
 {
@@ -392,7 +455,7 @@ static void socpmu_event_destroy(struct perf_event *event)
 
 	if (se->prev != se->inline_prev)
 		kfree(se->prev);
-	socpmu_pin_if_shared(sp, event);
+	socpmu_pin_if_shared(&sp->pin, event);
 	/* Pinned before the count drops: pairs with the barrier in socpmu_unregister() */
 	socpmu_nr_events_add(sp, -1);
 	/*
@@ -803,8 +866,7 @@ int socpmu_register(struct socpmu *sp, struct device *dev,
 	raw_spin_lock_init(&sp->lock);
 	INIT_LIST_HEAD(&sp->active);
 	INIT_LIST_HEAD(&sp->zombie);
-	mutex_init(&sp->pin_lock);
-	INIT_DELAYED_WORK(&sp->idle_work, socpmu_idle_work);
+	socpmu_pin_init(&sp->pin, &sp->pmu);
 	hrtimer_init(&sp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	sp->timer.function = socpmu_poll;
 	/* The driver's default is the longest period that loses nothing */
@@ -899,7 +961,7 @@ static void socpmu_free(struct socpmu *sp)
 	for_each_possible_cpu(cpu)
 		hrtimer_cancel(&per_cpu_ptr(sp->pmu.cpu_pmu_context, cpu)->hrtimer);
 	/* Unpinned, but the work may still be on its way out */
-	cancel_delayed_work_sync(&sp->idle_work);
+	socpmu_pin_exit(&sp->pin);
 	cpuhp_state_remove_instance_nocalls(socpmu_cpuhp_state, &sp->cpuhp_node);
 	perf_pmu_unregister(&sp->pmu);
 	ida_free(sp->ida, sp->id);
@@ -912,16 +974,11 @@ static void socpmu_free(struct socpmu *sp)
 
 static bool socpmu_in_use(struct socpmu *sp)
 {
-	bool pinned;
-
 	/* Pairs with the barriers in socpmu_event_init() and socpmu_event_destroy() */
 	smp_mb();
 	if (atomic_read(&sp->nr_events))
 		return true;
-	mutex_lock(&sp->pin_lock);
-	pinned = sp->pinned;
-	mutex_unlock(&sp->pin_lock);
-	return pinned;
+	return socpmu_pinned(&sp->pin);
 }
 
 /**
@@ -961,7 +1018,7 @@ static bool socpmu_safe_to_free(struct socpmu *sp)
 	smp_rmb();	/* the counts after the changes that ended */
 	list_for_each_entry(p, &socpmu_list, node)
 		if (p->pmu.module == mod)
-			sum += atomic_read(&p->nr_events) + READ_ONCE(p->pinned);
+			sum += atomic_read(&p->nr_events) + READ_ONCE(p->pin.pinned);
 	refs = module_refcount(mod);
 	smp_rmb();	/* a change that began meanwhile is seen below */
 	return atomic_read(&socpmu_changes_begun) == ended && refs == sum;

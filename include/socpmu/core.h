@@ -28,6 +28,23 @@
 
 struct socpmu;
 
+/**
+ * struct socpmu_pin - holds a driver module while other PMUs' events use
+ *	the perf contexts of one of its PMUs (see socpmu_pin_if_shared())
+ * @pmu: the PMU
+ * @lock: serialises @pinned, @forever and @work
+ * @pinned: the module is held
+ * @forever: a task context holds such events: the module stays
+ * @work: releases the module once no per-CPU context of @pmu is in use
+ */
+struct socpmu_pin {
+	struct pmu *pmu;
+	struct mutex lock;	/* @pinned, @forever, @work */
+	bool pinned;
+	bool forever;
+	struct delayed_work work;
+};
+
 /* Counters whose last values an event keeps in itself (no allocation) */
 #define SOCPMU_INLINE_COUNTERS	6
 
@@ -134,10 +151,8 @@ struct socpmu_ops {
  * @zombie: entry in the list of dead PMUs still holding events
  * @id: instance number within the driver's IDA
  * @ida: the driver's IDA, released with the PMU
- * @pin_lock: serialises @pinned and @idle_work
- * @pinned: the driver module is held for events of other PMUs (software
- *	events grouped with ours) left in this PMU's perf contexts
- * @idle_work: releases @pinned once no perf context of the PMU is in use
+ * @pin: holds the driver module for events of other PMUs (software events
+ *	grouped with ours) left in this PMU's perf contexts
  */
 struct socpmu {
 	struct pmu pmu;
@@ -157,9 +172,7 @@ struct socpmu {
 	struct list_head zombie;
 	int id;
 	struct ida *ida;
-	struct mutex pin_lock;	/* serialises @pinned and @idle_work */
-	bool pinned;
-	struct delayed_work idle_work;
+	struct socpmu_pin pin;
 	int cpu;			/* events count in this CPU's context */
 	bool refused;			/* socpmu_refuse() has logged at info level */
 	bool had_events;		/* an event was ever created */
@@ -195,6 +208,10 @@ static inline unsigned int socpmu_units(struct perf_event *event,
 }
 
 void *socpmu_alloc(size_t size);
+void socpmu_pin_init(struct socpmu_pin *pin, struct pmu *pmu);
+void socpmu_pin_if_shared(struct socpmu_pin *pin, struct perf_event *event);
+bool socpmu_pinned(struct socpmu_pin *pin);
+void socpmu_pin_exit(struct socpmu_pin *pin);
 int socpmu_register(struct socpmu *sp, struct device *dev,
 		    const struct socpmu_ops *ops, struct ida *ida,
 		    const char *prefix, const struct attribute_group **groups);

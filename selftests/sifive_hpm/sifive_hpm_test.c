@@ -1308,4 +1308,62 @@ TEST_F(hpm, remove_with_open_events)
 	close(task_fd);
 }
 
+/*
+ * A software event in a group led by a sifive_hpm event sits in the PMU's
+ * part of the perf context, and stays there when the leader is closed.
+ * Removing the device then must not free that part under it (new PMUs
+ * would get its memory: the fuzzer crashed the kernel that way), and the
+ * module stays until the software event is closed.
+ */
+TEST_F(hpm, software_sibling_outlives_leader)
+{
+	struct hpm_dev *x = &self->extra;
+	struct perf_event_attr sw = {
+		.size = sizeof(sw), .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
+	};
+	uint64_t v1, v2;
+	int leader, sib, ret;
+
+	if (variant->sscofpmf)
+		SKIP(return, "one variant is enough (the module is unloaded)");
+	create_extra(_metadata, self, "counters=2");
+	leader = OPEN_OK(x, -1, 0, CFG_RAW, EV_DCACHE, -1, 0);
+	sib = sp_perf_event_open(&sw, -1, 0, leader, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, sib) TH_LOG("cpu-clock in the group: %s", strerror(-sib));
+	close(leader);
+	ASSERT_EQ(0, sp_dev_delete(&x->d));
+
+	/* New PMUs come and go; the sibling keeps counting, enabled and disabled */
+	for (int i = 0; i < 20; i++) {
+		struct hpm_dev y;
+		char name[SP_NAME_LEN];
+		int fd;
+
+		snprintf(name, sizeof(name), "%.40s_c", self->h.d.name);
+		ASSERT_EQ(0, hpm_create(&y, name, "counters=2"));
+		fd = OPEN_OK(&y, -1, 0, CFG_RAW, EV_DCACHE, -1, 0);
+		ASSERT_EQ(0, ioctl(sib, PERF_EVENT_IOC_DISABLE, 0));
+		ASSERT_EQ(0, ioctl(sib, PERF_EVENT_IOC_ENABLE, 0));
+		close(fd);
+		ASSERT_EQ(0, sp_dev_delete(&y.d));
+	}
+	v1 = read_ok(_metadata, sib);
+	sp_sleep_ms(50);
+	v2 = read_ok(_metadata, sib);
+	EXPECT_LT(v1, v2) TH_LOG("the software sibling stopped counting");
+
+	/* It holds the module like an event of its own */
+	ASSERT_EQ(0, sp_dev_delete(&self->h.d));
+	ret = sp_mod_unload("sifive_hpm");
+	EXPECT_NE(0, ret) TH_LOG("sifive_hpm unloaded under the sibling");
+	close(sib);
+	for (int i = 0; i < 50 && ret; i++) {
+		sp_sleep_ms(50);
+		ret = sp_mod_unload("sifive_hpm");
+	}
+	EXPECT_EQ(0, ret) TH_LOG("sifive_hpm still busy: %s", strerror(-ret));
+	sp_module_load("sifive_hpm");
+	EXPECT_TRUE(sp_module_loaded("sifive_hpm"));
+}
+
 TEST_HARNESS_MAIN
