@@ -124,9 +124,8 @@ struct hpm_cpu {
  * @cpus: per-CPU state
  * @dead: the device is gone; the PMU waits for its events to close
  * @nr_events: events initialised on this PMU and not yet destroyed
- * @had_events: an event was ever initialised (see hpm_remove())
  * @pin: holds the module for software events left in the PMU's contexts
- * @zombie: entry in the list of removed PMUs that had events, freed at module exit
+ * @zombie: entry in the list of PMUs removed with events open, freed at module exit
  * @node: instance of the CPU hotplug state
  */
 struct sifive_hpm {
@@ -149,7 +148,6 @@ struct sifive_hpm {
 	struct hpm_cpu __percpu *cpus;
 	bool dead;
 	atomic_t nr_events;
-	bool had_events;
 	struct socpmu_pin pin;
 	struct list_head zombie;
 	struct hlist_node node;
@@ -317,6 +315,8 @@ static void hpm_event_destroy(struct perf_event *event)
 
 	/* Software events grouped with ours may stay in our contexts */
 	socpmu_pin_if_shared(&hpm->pin, event);
+	/* Pinned before the count drops: pairs with the barrier in hpm_remove() */
+	smp_mb__before_atomic();
 	atomic_dec(&hpm->nr_events);
 }
 
@@ -370,7 +370,6 @@ static int hpm_event_init(struct perf_event *event)
 		ret = -EINVAL;
 		goto err;
 	}
-	WRITE_ONCE(hpm->had_events, true);
 	event->destroy = hpm_event_destroy;
 	return 0;
 
@@ -1230,13 +1229,11 @@ static int hpm_cpu_teardown(unsigned int cpu, struct hlist_node *node)
 /*
  * The device goes away. Perf in 6.12 cannot unregister a PMU that still has
  * events, so with events open the PMU stays registered but dead: their
- * counts freeze, nothing reaches the backend again. Perf also goes on
- * using a PMU after its last event's ->destroy (the event's part of the
- * PMU's context, the module reference), and software events grouped with
- * ours stay in that context: a PMU that ever had an event is only freed
- * when the module goes, which perf's module references and the pin
- * (socpmu_pin_if_shared()) delay until all of that is gone. A PMU that
- * never had one is freed at once.
+ * counts freeze, nothing reaches the backend again. Software events grouped
+ * with ours stay in the PMU's part of the perf context after our events
+ * are closed, and the pin (socpmu_pin_if_shared()) counts them as events.
+ * Such a PMU is freed when the module goes, which perf's module references
+ * and the pin delay until every event is gone; one without is freed now.
  */
 static void hpm_remove(struct platform_device *pdev)
 {
@@ -1258,12 +1255,14 @@ static void hpm_remove(struct platform_device *pdev)
 
 	/* Set @dead before counting the events: pairs with the barrier in hpm_event_init() */
 	smp_mb();
-	if (!atomic_read(&hpm->nr_events) && !READ_ONCE(hpm->had_events)) {
-		hpm_free(hpm);
-		return;
+	if (!atomic_read(&hpm->nr_events)) {
+		smp_rmb();	/* the pin of the last event, set before its count dropped */
+		if (!socpmu_pinned(&hpm->pin)) {
+			hpm_free(hpm);
+			return;
+		}
 	}
-	if (atomic_read(&hpm->nr_events))
-		pr_info("%s: device removed with events open, counts frozen\n", hpm->name);
+	pr_info("%s: device removed with events open, counts frozen\n", hpm->name);
 	mutex_lock(&hpm_zombies_lock);
 	list_add_tail(&hpm->zombie, &hpm_zombies);
 	mutex_unlock(&hpm_zombies_lock);

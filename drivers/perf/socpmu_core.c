@@ -978,6 +978,7 @@ static bool socpmu_in_use(struct socpmu *sp)
 	smp_mb();
 	if (atomic_read(&sp->nr_events))
 		return true;
+	smp_rmb();	/* the pin of the last event, set before its count dropped */
 	return socpmu_pinned(&sp->pin);
 }
 
