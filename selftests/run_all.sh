@@ -5,8 +5,8 @@
 # Usage: run_all.sh [-m] [-l LABEL] [-g GROUPS] [DIR]     (defaults: VM, /selftests)
 #   -m  first modprobe every module in /lib/modules/$(uname -r)/updates/socpmu (the
 #       socpmu modules in the VM); a module that fails to load counts as 1 failed
-#   -g  only the groups (DIR/<group>/) named in GROUPS (separated by spaces);
-#       a named group that does not exist counts as 1 failed
+#   -g  only the groups (DIR/<group>/) and tests (DIR/<group>/<test>) named in
+#       GROUPS (separated by spaces); one that does not exist counts as 1 failed
 #
 # A test is an executable file or a *.sh script in DIR/<group>/; programs
 # named *_bench are benchmarks, not tests, and are left to `make bench`. It must print
@@ -49,11 +49,14 @@ trap 'rm -f "$out"' EXIT
 tests=
 if [ -n "$groups" ]; then
 	for g in $groups; do
-		if [ ! -d "$dir/$g" ]; then
+		if [ -d "$dir/$g" ]; then
+			tests="$tests $dir/$g/*"
+		elif [ -f "$dir/$g" ]; then
+			tests="$tests $dir/$g"
+		else
 			echo "# ===== group $g: not found: 1 failed"
 			failed=$((failed + 1))
 		fi
-		tests="$tests $dir/$g/*"
 	done
 else
 	tests="$dir/*/*"

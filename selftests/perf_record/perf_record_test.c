@@ -392,6 +392,30 @@ static int run_flood(unsigned long n)
 /* ---- the tests: running perf ---- */
 
 /* Run argv with stdout to @out (if not NULL), stderr to TMP.log; the exit status */
+/* A failed command's last words (TMP.log, its stderr), into the test's output */
+static void log_tail(const char *cmd, int status) NOTRACE;
+static void log_tail(const char *cmd, int status)
+{
+	static char buf[65536];
+	int fd = open(TMP ".log", O_RDONLY), lines = 0;
+	ssize_t n;
+	char *p;
+
+	if (fd < 0)
+		return;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (p = buf + n; p > buf && lines <= 15; p--)
+		if (p[-1] == '\n')
+			lines++;
+	ksft_print_msg("%s exited with %d; the end of " TMP ".log:\n", cmd, status);
+	for (char *l = strtok(p, "\n"); l; l = strtok(NULL, "\n"))
+		ksft_print_msg("  %s\n", l);
+}
+
 static int run(char *const argv[], const char *out) NOTRACE;
 static int run(char *const argv[], const char *out)
 {
@@ -415,7 +439,10 @@ static int run(char *const argv[], const char *out)
 	}
 	if (waitpid(pid, &status, 0) < 0)
 		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (status)
+		log_tail(argv[0], status);
+	return status;
 }
 
 struct lines {

@@ -19,8 +19,10 @@
  *    itself (no kernel memory beyond a software event's), and events of
  *    either kind of state count exactly.
  *
- * Sizes: SOCPMU_STRESS_ROUNDS (device removal rounds, 3), SOCPMU_STRESS_SECONDS
- * (poll timer test, 5), SOCPMU_HOTPLUG_CYCLES (10); `make fuzz` runs longer.
+ * Sizes: SOCPMU_STRESS_ROUNDS (device removal rounds, 3), SOCPMU_REMOVAL_ROUNDS
+ * (removals during ->destroy, 200), SOCPMU_STRESS_SECONDS (poll timer test, 5),
+ * SOCPMU_HOTPLUG_CYCLES (10); `make fuzz` runs longer (1000 removals during
+ * ->destroy).
  * Needs root, the simulator and the socpmu drivers; skipped without.
  */
 #define _GNU_SOURCE
@@ -781,9 +783,9 @@ TEST_F_TIMEOUT(rel, software_sibling_outlives_leader, 100)
  * The core keeps an event's state in the event (its hw_perf_event), as
  * arm-cmn does; only events that sum more than SOCPMU_INLINE_COUNTERS (6)
  * counters allocate their previous values. Seen from outside: opening 512
- * events of one core or of 4 cores takes no kmalloc object more than
- * opening 512 software events (it took 2 per event), and both kinds of
- * state count exactly.
+ * events of one core or of 4 cores takes no more kmalloc objects than
+ * opening 512 software events, give or take what a busy system allocates
+ * meanwhile (it took 2 per event), and both kinds of state count exactly.
  */
 #define STATE_EVENTS	512
 
@@ -867,7 +869,8 @@ TEST_F_TIMEOUT(rel, event_state_in_event, 600)
 	close_all(fds, STATE_EVENTS);
 	ksft_print_msg("%d events: %ld kmalloc objects for socpmu ones (slabs grew: %s), %ld for software ones (%s)\n",
 		       STATE_EVENTS, ours, top, soft, top_sw);
-	EXPECT_LE(ours, soft + STATE_EVENTS / 8)
+	/* Noise on a busy host: ~0.25 per event seen; 2 per event before */
+	EXPECT_LE(ours, soft + STATE_EVENTS / 2)
 		TH_LOG("%ld kmalloc objects for %d socpmu events, %ld for software events",
 		       ours, STATE_EVENTS, soft);
 

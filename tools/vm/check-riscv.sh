@@ -2,12 +2,15 @@
 # check-riscv.sh - `make check-riscv`: cross-build every socpmu module for
 # RISC-V, so that the code behind CONFIG_RISCV (the SBI backend of
 # sifive_hpm) and CONFIG_RISCV_M_MODE (the local CSR backend of pulp_pmu)
-# keeps compiling, with the same W=1 -Werror as the x86 build; then run the
-# RISC-V VM bench (tools/vm/riscv-vm.sh: the riscv64 selftests on OpenSBI
-# with riscv_pmu_sbi, then with --intree the sampling tests on a kernel that
-# has sifive_hpm built in), whose "RISCV: N passed, N failed, N skipped"
-# lines land in .build/riscv-vm{,-intree}/summary for tools/vm/check.sh to
-# add to `make check`'s total. RISCV_VM=0 skips the bench.
+# keeps compiling, with the same W=1 -Werror as the x86 build (again only
+# when the sources changed); then run the RISC-V VM bench
+# (tools/vm/riscv-vm.sh: the riscv64 selftests on OpenSBI with
+# riscv_pmu_sbi, one VM per test program, all at once, and with --intree
+# the sampling tests on a kernel that has sifive_hpm built in), whose
+# "RISCV: N passed, N failed, N skipped" lines land in
+# .build/riscv-vm-<test>/summary; .build/riscv-suites lists them for
+# tools/vm/check.sh to add to `make check`'s total. RISCV_VM=0 skips the
+# bench.
 #
 # Two riscv64 kernel build trees are prepared from Debian's
 # /usr/src/linux-source-6.12.tar.xz (extracted once) in $CACHE/riscv/:
@@ -124,10 +127,24 @@ prepare() {
 mapfile -t modules < <(sed -n 's/^\$(call socpmu_module,\([A-Za-z0-9_]*\),.*/\1/p' "$top/Kbuild")
 ((${#modules[@]})) || die "no modules found in Kbuild"
 
+# The sources a cross-build is made of, as a key: a build whose key has not
+# changed is not done again.
+sources_key() {
+	(cd "$top" && find Kbuild drivers include -type f \( -name Kbuild -o -name Makefile \
+		-o -name '*.[chS]' \) -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) |
+		cat - "$riscv/build-$1/.socpmu-stamp" | sha256sum | cut -c1-32
+}
+
 # build NAME: copy the sources and build every module against build-NAME.
 build() {
-	local name=$1 out=$riscv/build-$1 dest=$top/.build/riscv/$1 t=$SECONDS m ko bad=0
+	local name=$1 out=$riscv/build-$1 dest=$top/.build/riscv/$1 t=$SECONDS m ko bad=0 key
 
+	key=$(sources_key "$name")
+	if [[ $(cat "$dest.key" 2>/dev/null) == "$key" ]]; then
+		say "$name: sources unchanged since the last build: not built again"
+		return 0
+	fi
+	rm -f "$dest.key"
 	rm -rf "$dest"
 	mkdir -p "$dest"
 	(cd "$top" && find Kbuild drivers include \( -name Kbuild -o -name Makefile \
@@ -158,6 +175,7 @@ build() {
 		fi
 	done
 	((bad == 0)) || die "$name: modules missing"
+	echo "$key" >"$dest.key"
 	say "$name: built ${#modules[@]} modules (${modules[*]}) in $(elapsed "$t")"
 }
 
@@ -170,19 +188,65 @@ done
 flock -u 9
 say "cross-builds OK in $(elapsed "$start")"
 
-rm -f "$top/.build/riscv-vm/summary" "$top/.build/riscv-vm-intree/summary"
+# The VM bench: the tests dealt out to RISCV_VMS (default 1) VMs by their
+# last run times (tools/vm/suites.sh; riscv-vm.sh --only), and the in-tree
+# kernel, all at once (they mostly wait: the tests sleep and count). Every
+# bench's "RISCV: ..." summary lands in its directory (.build/riscv-vm-<n>,
+# .build/riscv-vm-intree); .build/riscv-suites lists them for
+# tools/vm/check.sh to add up.
+# shellcheck source=tools/vm/suites.sh
+. "$here/suites.sh"
+declare -A TEST_SECONDS=([tensix/tensix_test]=60 [sifive_hpm/hpm_sbi_test]=30)
+suites=$top/.build/riscv-suites
+times=$top/.build/riscv-test-seconds
+rm -rf "$top"/.build/riscv-vm*/summary "$suites"
 if [[ ${RISCV_VM:-1} != 0 ]]; then
-	# The modules on the test kernel, then the in-tree build (sampling)
-	for variant in "" --intree; do
-		t=$SECONDS
+	t=$SECONDS
+	# Build what the benches share once, before they start
+	"$here/riscv-vm.sh" --prepare-only >/dev/null
+	"$here/riscv-vm.sh" --intree --prepare-only >/dev/null
+	units=()
+	for f in "$top"/.build/riscv-prep/selftests/*/*; do
+		units+=("${f#"$top"/.build/riscv-prep/selftests/}")
+	done
+	benches=("--intree") dirs=("$top/.build/riscv-vm-intree")
+	n=0
+	while read -r s; do
+		[[ -n $s ]] || continue
+		n=$((n + 1))
+		benches+=("--only $s")
+		dirs+=("$top/.build/riscv-vm-$n")
+	done < <(deal "${RISCV_VMS:-1}" "$times" 20 "${units[@]}")
+	pids=()
+	for i in "${!benches[@]}"; do
+		d=${dirs[i]}
+		if [[ ${benches[i]} == --only* ]]; then
+			"$here/riscv-vm.sh" --timeout "${RISCV_VM_TIMEOUT:-900}" --dir "$d" \
+				--only "${benches[i]#--only }" >"$d.out" 2>&1 &
+		else
+			"$here/riscv-vm.sh" --timeout "${RISCV_VM_TIMEOUT:-900}" --dir "$d" \
+				--intree >"$d.out" 2>&1 &
+		fi
+		pids+=($!)
+	done
+	bad=()
+	for i in "${!pids[@]}"; do
 		rc=0
-		"$here/riscv-vm.sh" --timeout "${RISCV_VM_TIMEOUT:-900}" $variant || rc=$?
-		say "VM bench${variant:+ $variant} in $(elapsed "$t") (status $rc)"
+		wait "${pids[i]}" || rc=$?
+		d=${dirs[i]}
+		echo "### RISC-V bench ${benches[i]}: console"
+		tr -d '\r' <"$d/console.log" 2>/dev/null || true
+		grep -E '^riscv-vm' "$d.out" || true
+		echo "${d#"$top"/}" >>"$suites"
 		# A failed test is counted in the summary (check.sh fails on it); no
 		# summary or a kernel problem fails here.
-		((rc == 0 || rc == 1)) || die "the RISC-V VM bench${variant:+ $variant} failed (status $rc)"
-		[[ -s $top/.build/riscv-vm${variant:+-intree}/summary ]] ||
-			die "the RISC-V VM bench${variant:+ $variant} printed no summary"
+		if ! ((rc == 0 || rc == 1)) || [[ ! -s $d/summary ]]; then
+			tail -n 20 "$d.out" >&2
+			bad+=("${benches[i]} (status $rc${d:+, see $d.out})")
+		fi
 	done
+	keep_times "$times" "${dirs[@]/%//console.log}"
+	say "VM bench: ${#benches[@]} VMs in $(elapsed "$t")"
+	((${#bad[@]} == 0)) || die "the RISC-V VM bench failed: ${bad[*]}"
 fi
 say "OK in $(elapsed "$start")"

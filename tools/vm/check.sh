@@ -1,25 +1,27 @@
 #!/bin/bash
-# check.sh - the test run of `make check` (which builds everything first):
-# the host tests (`make check` of every tools/<name>/Makefile that has a
-# check: rule), then the selftests in VMs with every socpmu module loaded,
-# both through selftests/run_all.sh, plus the results of the RISC-V VM bench
-# that `make check-riscv` ran before (.build/riscv-vm{,-intree}/summary; a missing
-# summary is a failure unless RISCV_VM=0). Prints the time of every phase and, as
-# its last line, the sum "N passed, N failed" (+ ", N skipped" if any);
-# fails if a test failed, a VM run went wrong (kernel problem, timeout, no
-# summary) or no test ran.
+# check.sh - the test run of `make check` (which builds everything first).
+# Three jobs run at once, as they mostly wait (the tests sleep, poll and
+# count in VMs that each keep at most one host CPU busy):
+#   - the host tests: `make check` of every tools/<name>/Makefile that has a
+#     check: rule, through selftests/run_all.sh;
+#   - the selftests in x86 VMs with every socpmu module loaded (run_all.sh);
+#   - `make check-riscv` (tools/vm/check-riscv.sh): the RISC-V cross-builds
+#     and the RISC-V VM bench, whose summaries it lists in
+#     .build/riscv-suites (RISCV_VM=0 skips the bench, CHECK_RISCV=0 all of
+#     it).
+# Every job's output is shown when it ends, then the time of every phase
+# and, as the last line, the sum "N passed, N failed" (+ ", N skipped" if
+# any). Fails if a test failed, a VM run went wrong (kernel problem,
+# timeout, no summary), check-riscv failed or no test ran.
 #
-# The VM selftests are split into suites by group (selftests/<group>/), and
-# VM_JOBS suites (default: the number of CPUs) run at once, each in its own
-# VM and work directory (.build/vm-<n>); the groups are dealt out by their
-# usual run time (GROUP_SECONDS below, longest first, to the suite with the
-# least so far). Each suite's console is kept in .build/vm-<n>/console.log
-# and shown when the suite ends. VM_JOBS=1 runs them all in one VM, as
-# before, in .build/vm.
-#
-# Other checks that run a VM can add a suite of their own: a function that
-# runs it and prints "LABEL: N passed, N failed, N skipped" as its last
-# line, listed in EXTRA_SUITES (see run_vm_suite).
+# The x86 VM selftests are split into VM_JOBS suites (default 2), each run
+# by run_all.sh in a VM and work directory of its own (.build/vm-<n>). The
+# unit is a test program (selftests/<group>/<test>); they are dealt out by
+# their run time, longest first, to the suite with the least so far. The
+# run times are those of the last run (.build/test-seconds, kept from the
+# "(N s)" that run_all.sh prints), else TEST_SECONDS below. Each suite's
+# console is kept in .build/vm-<n>/console.log. VM_JOBS=1 runs them all in
+# one VM, in .build/vm.
 #
 # Environment: VM_TIMEOUT (seconds for each VM run, default 1800), VM_JOBS,
 # PHASE_TIMES (the file tools/vm/phase.sh adds the build phases to), and
@@ -29,16 +31,22 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 summary='[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped'
-jobs=${VM_JOBS:-$(nproc)}
+jobs=${VM_JOBS:-2}
 ((jobs >= 1)) || jobs=1
+times=$top/.build/test-seconds
 
-# Usual seconds per group in the VM (2-core TCG host), to balance the
-# suites; a group not listed counts as 20.
-declare -A GROUP_SECONDS=(
-	[reliability]=72 [perf_record]=40 [pulp]=28 [sifive_perf]=12 [esp]=9
-	[tensix_card]=27 [tensix]=8 [sifive_hpm]=25 [tensix_perf]=6 [sifive_trace]=1
-	[pmu_events]=6
+# Usual seconds per test in the VM (2-core TCG host), to balance the suites
+# on a first run; a test not listed counts as 10.
+declare -A TEST_SECONDS=(
+	[reliability/stress_test]=45 [perf_record/perf_record_test]=42
+	[reliability/socpmu_fuzz]=35 [sifive_hpm/sifive_hpm_test]=23
+	[pulp/pulp_test]=20 [reliability/module_test]=20 [tensix_card/tensix_card_test]=18
+	[reliability/atomic_regmap_test]=16 [tensix_perf/tensix_perf_test.sh]=13
+	[esp/esp_api_test]=11 [tensix/tensix_test]=10 [sifive_perf/sifive_perf_tool_test.sh]=10
+	[tensix_card/tensix_card_tool_test.sh]=8 [esp/esp_test]=6 [pmu_events/pmu_events_test.sh]=5
 )
+# shellcheck source=tools/vm/suites.sh
+. "$here/suites.sh"
 
 passed=0 failed=0 skipped=0 problems=() phases=()
 
@@ -49,19 +57,25 @@ add() {
 	((passed += n[0], failed += n[1], skipped += n[2])) || true
 }
 
-# timed NAME CMD...: run CMD and keep its time for the table at the end.
+# timed NAME CMD...: run CMD and print its time to $top/.build/phase-<NAME>.
 timed() {
 	local name=$1 t0=$EPOCHREALTIME rc=0
 	shift
 	"$@" || rc=$?
-	phases+=("$name $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')")
+	awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f\n", b - a }' \
+		>"$top/.build/phase-${name// /_}"
 	return "$rc"
+}
+
+# phase NAME: the time timed() kept for NAME, into the table at the end.
+phase() {
+	phases+=("$1 $(cat "$top/.build/phase-${1// /_}" 2>/dev/null || echo -)")
 }
 
 # Host tests: run_all.sh runs .build/host-tests/tools/<name>.sh, which is
 # `make check` in tools/<name>.
 host_tests() {
-	local hosttests=$top/.build/host-tests mk log line
+	local hosttests=$top/.build/host-tests mk
 	rm -rf "$hosttests"
 	for mk in "$top"/tools/*/Makefile; do
 		grep -q '^check:' "$mk" || continue
@@ -70,65 +84,63 @@ host_tests() {
 			>"$hosttests/tools/$(basename "${mk%/Makefile}").sh"
 	done
 	[[ -d $hosttests ]] || return 0
-	echo "### host tests"
-	log=$top/.build/host-tests.log
-	"$top/selftests/run_all.sh" -l host "$hosttests" | tee "$log" || true
-	line=$(grep -E "^host: $summary\$" "$log" | tail -n 1) || true
-	if [[ -n $line ]]; then add "$line"; else problems+=("host tests: no summary line"); fi
+	"$top/selftests/run_all.sh" -l host "$hosttests" || true
 }
 
-# The groups the VM gets: the directories of .build/selftests and the
-# groups with *.sh tests (as run-vm.sh installs them).
-vm_groups() {
+# The tests the VM gets, as group/test: the programs of .build/selftests and
+# the *.sh tests of selftests/ (as run-vm.sh installs them).
+vm_units() {
 	local f
 	for f in "$top"/.build/selftests/*/* "$top"/selftests/*/*.sh; do
 		[[ -f $f && ($f == *.sh || -x $f) && $f != *_bench ]] || continue
-		basename "$(dirname "$f")"
+		echo "$(basename "$(dirname "$f")")/$(basename "$f")"
 	done | sort -u
 }
 
-# run_vm_suite N GROUPS: run_all.sh over GROUPS in a VM of its own; its
-# output goes to .build/vm-N/suite.out, its status to .build/vm-N/status.
+# suite_dir N: the work directory of suite N.
+suite_dir() {
+	if ((jobs > 1)); then echo "$top/.build/vm-$1"; else echo "$top/.build/vm"; fi
+}
+
+# run_vm_suite N TESTS: run_all.sh over TESTS in a VM of its own; its
+# output goes to DIR/suite.out, its status to DIR/status.
 run_vm_suite() {
-	local n=$1 groups=$2 dir rc=0
-	dir=$top/.build/vm-$n
-	((jobs > 1)) || dir=$top/.build/vm
+	local dir rc=0
+	dir=$(suite_dir "$1")
 	mkdir -p "$dir"
 	rm -f "$dir/status" "$dir/console.log"
 	VM_DIR=$dir "$here/run-vm.sh" --quiet --timeout "${VM_TIMEOUT:-1800}" -- \
-		/selftests/run_all.sh -m -l "VM" -g "$groups" >"$dir/suite.out" 2>&1 || rc=$?
+		/selftests/run_all.sh -m -l "VM" -g "$2" >"$dir/suite.out" 2>&1 || rc=$?
 	echo "$rc" >"$dir/status"
 }
 
+# The x86 VM suites, all at once; their results are read by vm_results.
+suites=()
 vm_tests() {
-	local groups=() g i best load=() suite=() pids=() dir rc line n
-	mapfile -t groups < <(vm_groups)
-	if ((${#groups[@]} == 0)); then
+	local units=() i pids=()
+	mapfile -t units < <(vm_units)
+	((${#units[@]})) || return 0
+	((jobs <= ${#units[@]})) || jobs=${#units[@]}
+	mapfile -t suites < <(deal "$jobs" "$times" 10 "${units[@]}")
+	for ((i = 0; i < jobs; i++)); do
+		run_vm_suite "$((i + 1))" "${suites[i]}" &
+		pids[i]=$!
+	done
+	for ((i = 0; i < jobs; i++)); do wait "${pids[i]}" || true; done
+}
+
+# Show the suites' consoles, add their counts, keep their tests' times.
+vm_results() {
+	local i n dir rc line logs
+	if ((${#suites[@]} == 0)); then
 		problems+=("VM: no selftests built (make selftests)")
 		return
 	fi
-	((jobs <= ${#groups[@]})) || jobs=${#groups[@]}
-	for ((i = 0; i < jobs; i++)); do load[i]=0 suite[i]=; done
-	# longest first, each to the least loaded suite
-	for g in $(for g in "${groups[@]}"; do echo "${GROUP_SECONDS[$g]:-20} $g"; done |
-		sort -k1,1nr -k2 | cut -d' ' -f2); do
-		best=0
-		for ((i = 1; i < jobs; i++)); do ((load[i] < load[best])) && best=$i; done
-		((load[best] += ${GROUP_SECONDS[$g]:-20})) || true
-		suite[best]+="${suite[best]:+ }$g"
-	done
-	echo "### selftests in $jobs VM(s)"
-	for ((i = 0; i < jobs; i++)); do
-		echo "### VM suite $((i + 1)): ${suite[i]}"
-		run_vm_suite "$((i + 1))" "${suite[i]}" &
-		pids[i]=$!
-	done
-	for ((i = 0; i < jobs; i++)); do
-		wait "${pids[i]}" || true
+	echo "### selftests in ${#suites[@]} x86 VM(s)"
+	for i in "${!suites[@]}"; do
 		n=$((i + 1))
-		dir=$top/.build/vm-$n
-		((jobs > 1)) || dir=$top/.build/vm
-		echo "### VM suite $n (${suite[i]}): console"
+		dir=$(suite_dir "$n")
+		echo "### VM suite $n (${suites[i]}): console"
 		tr -d '\r' <"$dir/console.log" 2>/dev/null || true
 		grep -E '^run-vm' "$dir/suite.out" || true
 		rc=$(cat "$dir/status" 2>/dev/null || echo 125)
@@ -136,39 +148,73 @@ vm_tests() {
 		if [[ -n $line ]]; then
 			add "$line"
 		else
-			problems+=("VM suite $n (${suite[i]}): no summary line from run_all.sh")
+			problems+=("VM suite $n (${suites[i]}): no summary line from run_all.sh")
 		fi
 		if ((rc == 124 || rc == 125)); then
 			problems+=("VM suite $n: run-vm.sh failed with status $rc (kernel problem, timeout or set-up; see above)")
 		fi
 	done
+	logs=()
+	for i in "${!suites[@]}"; do logs+=("$(suite_dir $((i + 1)))/console.log"); done
+	keep_times "$times" "${logs[@]}"
 }
 
-# The RISC-V VM bench's results (tools/vm/riscv-vm.sh, run by check-riscv)
-riscv_tests() {
-	local line d
+# check-riscv's results: its summaries (.build/riscv-suites lists them).
+riscv_results() {
+	local rc=$1 line d
+	echo "### make check-riscv"
+	cat "$top/.build/check-riscv.log"
+	((rc == 0)) || problems+=("make check-riscv failed (status $rc, output above)")
 	[[ ${RISCV_VM:-1} != 0 ]] || return 0
-	for d in riscv-vm riscv-vm-intree; do
-		line=$(grep -E "^RISCV: $summary\$" "$top/.build/$d/summary" 2>/dev/null | tail -n 1) || true
+	[[ -s $top/.build/riscv-suites ]] || { problems+=("RISC-V VM: no bench ran"); return; }
+	while read -r d; do
+		line=$(grep -E "^RISCV: $summary\$" "$top/$d/summary" 2>/dev/null | tail -n 1) || true
 		if [[ -n $line ]]; then
-			echo "### RISC-V VM bench $d (make check-riscv): $line"
+			echo "### RISC-V VM bench $d: $line"
 			add "$line"
 		else
-			problems+=("RISC-V VM: no summary in .build/$d/summary (make check-riscv)")
+			problems+=("RISC-V VM: no summary in $d/summary")
 		fi
-	done
+	done <"$top/.build/riscv-suites"
 }
 
-timed "host tests" host_tests
-timed "VM selftests ($jobs at once)" vm_tests
-riscv_tests
+# The three jobs at once; the host tests' and check-riscv's output is kept
+# and shown afterwards.
+mkdir -p "$top/.build"
+rm -f "$top"/.build/phase-*
+riscv=${CHECK_RISCV:-1}
+if ((riscv)); then
+	timed "check-riscv" "$here/check-riscv.sh" >"$top/.build/check-riscv.log" 2>&1 &
+	riscv_pid=$!
+fi
+timed "host tests" host_tests >"$top/.build/host-tests.log" 2>&1 &
+host_pid=$!
+echo "### $jobs x86 VM suites, the host tests$( ((riscv)) && echo " and make check-riscv") at once"
+timed "VM selftests" vm_tests
+vm_results
+
+wait "$host_pid" || true
+echo "### host tests"
+cat "$top/.build/host-tests.log"
+line=$(grep -E "^host: $summary\$" "$top/.build/host-tests.log" | tail -n 1) || true
+if [[ -n $line ]]; then add "$line"; else problems+=("host tests: no summary line"); fi
+
+if ((riscv)); then
+	rc=0
+	wait "$riscv_pid" || rc=$?
+	riscv_results "$rc"
+fi
 ((passed + failed + skipped)) || problems+=("no test ran")
 
 echo "### phase times"
 if [[ -n ${PHASE_TIMES:-} && -f $PHASE_TIMES ]]; then
 	while read -r name secs; do printf '#   %-28s %7s s\n' "$name" "$secs"; done <"$PHASE_TIMES"
 fi
+phase "VM selftests"
+phase "host tests"
+((riscv)) && phase "check-riscv"
 for p in "${phases[@]}"; do printf '#   %-28s %7s s\n' "${p% *}" "${p##* }"; done
+echo "#   (the last three ran at the same time)"
 
 for p in "${problems[@]}"; do echo "check: FAILED: $p" >&2; done
 result="$passed passed, $failed failed"

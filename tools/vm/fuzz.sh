@@ -6,8 +6,9 @@
 #     FUZZ_SECONDS (default: no bound), in 10 passes with a module reload
 #     after each and a leak check around the last;
 #   - stress_test and module_test at their long sizes: 30 rounds of device
-#     removal, 60 s of the two-CPU poll timer, 50 hotplug cycles, 100 module
-#     load/unload cycles with and without events;
+#     removal, 1000 removals during an event's ->destroy, 60 s of the two-CPU
+#     poll timer, 50 hotplug cycles, 100 module load/unload cycles with and
+#     without events;
 #   - security_test.
 # Prints the fuzzer's table of calls and errnos, then one line per program
 # and the sum; fails if a test failed or the kernel reported a problem
@@ -28,6 +29,7 @@ args="-n $iterations"
 script='
 for m in /lib/modules/$(uname -r)/updates/socpmu/*.ko; do modprobe $(basename $m .ko) || exit 1; done
 export SOCPMU_STRESS_ROUNDS=30 SOCPMU_STRESS_SECONDS=60 SOCPMU_HOTPLUG_CYCLES=50
+export SOCPMU_REMOVAL_ROUNDS=1000
 export SOCPMU_MODULE_CYCLES=100
 rc=0
 for t in "socpmu_fuzz -p 10 '"$args"'" stress_test module_test security_test; do

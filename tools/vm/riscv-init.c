@@ -177,7 +177,8 @@ static void run_test(const char *path, const char *name, int limit)
 		printf("# ===== %s: status %#x without failed tests: 1 failed\n", name, status);
 		f = 1;
 	}
-	printf("# ===== %s: %ld passed, %ld failed, %ld skipped\n", name, p, f, s);
+	printf("# ===== %s: %ld passed, %ld failed, %ld skipped (%.0f s)\n", name, p, f, s,
+	       now_s() - (end - limit));
 	passed += p;
 	failed += f;
 	skipped += s;

@@ -2,12 +2,13 @@
 # riscv-vm.sh - the RISC-V VM bench of `make check-riscv`: run the riscv64
 # selftests on a real SBI (OpenSBI) with riscv_pmu_sbi next to our modules.
 #
-# Usage: tools/vm/riscv-vm.sh [--timeout S] [--no-sscofpmf] [--intree]
+# Usage: tools/vm/riscv-vm.sh [--timeout S] [--no-sscofpmf] [--intree] [--only TESTS] [--dir DIR]
+#                           [--prepare-only]
 #
 #  1. the test kernel: tools/vm/riscv-kernel.sh (built once into
 #     $CACHE/riscv-vm/build);
 #  2. every socpmu module built against it (sources copied to
-#     .build/riscv/vm, W=1 -Werror, modpost against its Module.symvers);
+#     .build/riscv-prep/src, W=1 -Werror, modpost against its Module.symvers);
 #  3. the tests, static riscv64 programs on the kselftest harness
 #     ($CACHE/kselftest): selftests/*/riscv/*.c become
 #     /selftests/<group>/<name>, and the selftests listed in RISCV_SHARED
@@ -18,6 +19,13 @@
 #     the opensbi package), 2 harts, -cpu rv64,sscofpmf=true (counter
 #     overflow interrupt and privilege-mode filtering; left out with
 #     --no-sscofpmf or when this QEMU does not know the property).
+#
+# Steps 1-4 are cached: they run again only when what they are made of
+# changed (sources, headers, the kernel, the compilers), under a lock, so
+# that several benches can run at once. --only "group/name ..." puts only
+# those tests in the guest, --dir DIR keeps the VM's files there instead of
+# .build/riscv-vm (tools/vm/check-riscv.sh runs one VM per test that way);
+# --prepare-only stops after the preparation.
 #
 # --intree boots the in-tree variant instead (riscv-kernel.sh --intree:
 # socpmu_core and sifive_hpm built into the kernel, which can sample;
@@ -55,25 +63,31 @@ GRACE=60
 say() { printf 'riscv-vm: %s\n' "$*" >&2; }
 die() { printf '\n==========\nriscv-vm: FAILED: %s\n==========\n' "$*" >&2; exit 125; }
 
-timeout_s=900 sscofpmf=1 intree=0
+timeout_s=900 sscofpmf=1 intree=0 only= prepare_only=0
 while (($#)); do
 	case $1 in
 	--timeout) timeout_s=${2:?}; shift 2 ;;
 	--no-sscofpmf) sscofpmf=0; shift ;;
 	--intree) intree=1; shift ;;
-	*) sed -n '3,4s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2; exit 125 ;;
+	--only) only=${2:?}; shift 2 ;;
+	--dir) vm=${2:?}; shift 2 ;;
+	--prepare-only) prepare_only=1; shift ;;
+	*) sed -n '5,6s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2; exit 125 ;;
 	esac
 done
 
-tests=riscv append=
+tests=riscv append= prep=$top/.build/riscv-prep
 if ((intree)); then
-	vm+=-intree tests=riscv-intree append=sifive_hpm.any_vendor=1
+	[[ $vm != "$top/.build/riscv-vm" ]] || vm+=-intree
+	tests=riscv-intree append=sifive_hpm.any_vendor=1 prep+=-intree
 	RISCV_SHARED=" "
 fi
 stage=$vm/root
 log=$vm/console.log
-rm -rf "$vm"
-mkdir -p "$vm"
+if ((!prepare_only)); then
+	rm -rf "$vm"
+	mkdir -p "$vm"
+fi
 command -v qemu-system-riscv64 >/dev/null || die "qemu-system-riscv64 is missing (apt-get install qemu-system-misc)"
 [[ -f $FIRMWARE ]] || die "$FIRMWARE is missing (apt-get install opensbi)"
 [[ -f $KSELFTEST/kselftest_harness.h ]] || die "$KSELFTEST/kselftest_harness.h is missing: run 'make deps'"
@@ -81,38 +95,85 @@ echo 'int main(void) { return 0; }' | ${CROSS}gcc -static -x c -o /dev/null - 2>
 	die "${CROSS}gcc cannot link static programs (apt-get install libc6-dev-riscv64-cross)"
 
 t0=$SECONDS
+# One preparation at a time; a bench that finds it done uses it.
+mkdir -p "$top/.build"
+exec 7>"$top/.build/.riscv-prep.lock"
+flock 7
 kdir=$("$here/riscv-kernel.sh" $( ((intree)) && echo --intree))
 image=$kdir/arch/riscv/boot/Image
 
-# Modules (none for the in-tree kernel)
-if ((!intree)); then
-	src=$top/.build/riscv/vm
-	rm -rf "$src"
-	mkdir -p "$src"
-	(cd "$top" && find Kbuild drivers include \( -name Kbuild -o -name Makefile \
-		-o -name '*.[chS]' \) -type f -print0 | cpio -0pdm --quiet "$src")
-	make -s -C "$kdir" M="$src" ARCH=riscv CROSS_COMPILE=$CROSS W=1 -j"$(nproc)" modules \
-		>"$vm/modules.log" 2>&1 || { cat "$vm/modules.log" >&2; die "the modules do not build for the test kernel"; }
-	if [[ -s $vm/modules.log ]]; then
-		cat "$vm/modules.log" >&2
-		die "the module build warned (W=1)"
-	fi
-fi
+# prepare: the modules (none for the in-tree kernel), every test and /init
+# in $prep, from scratch.
+prepare() {
+	local c t group cflags=(-static -O2 -std=gnu11 -Wall -Wextra -Werror -isystem "$KSELFTEST"
+				-I"$top/include" -pthread)
 
-# Tests
-cflags=(-static -O2 -std=gnu11 -Wall -Wextra -Werror -isystem "$KSELFTEST" -I"$top/include" -pthread)
+	rm -rf "$prep"
+	mkdir -p "$prep/selftests"
+	if ((!intree)); then
+		mkdir -p "$prep/src"
+		(cd "$top" && find Kbuild drivers include \( -name Kbuild -o -name Makefile \
+			-o -name '*.[chS]' \) -type f -print0 | cpio -0pdm --quiet "$prep/src")
+		make -s -C "$kdir" M="$prep/src" ARCH=riscv CROSS_COMPILE=$CROSS W=1 -j"$(nproc)" \
+			modules >"$prep/modules.log" 2>&1 ||
+			{ cat "$prep/modules.log" >&2; die "the modules do not build for the test kernel"; }
+		if [[ -s $prep/modules.log ]]; then
+			cat "$prep/modules.log" >&2
+			die "the module build warned (W=1)"
+		fi
+	fi
+	for c in "$top"/selftests/*/"$tests"/*.c; do
+		[[ -f $c ]] || continue
+		group=$(basename "$(dirname "$(dirname "$c")")")
+		mkdir -p "$prep/selftests/$group"
+		${CROSS}gcc "${cflags[@]}" -o "$prep/selftests/$group/$(basename "$c" .c)" "$c"
+	done
+	for t in $RISCV_SHARED; do
+		mkdir -p "$prep/selftests/${t%%/*}"
+		${CROSS}gcc "${cflags[@]}" -o "$prep/selftests/$t" "$top/selftests/$t.c"
+	done
+	${CROSS}gcc -static -O2 -Wall -Wextra -Werror -o "$prep/init" "$here/riscv-init.c"
+}
+
+# What the preparation is made of: the kernel, the compilers, this script
+# and every source and header of the modules and the tests.
+prep_key() {
+	{
+		stat -c '%n %s %Y' "$image" "$kdir/Module.symvers" 2>/dev/null
+		${CROSS}gcc --version | head -n 1
+		echo "$tests $RISCV_SHARED"
+		local paths=(Kbuild drivers include selftests/lib selftests/*/*.h tools/vm/riscv-init.c
+			     tools/vm/riscv-vm.sh "$KSELFTEST") t
+		for t in "$top"/selftests/*/"$tests"; do paths+=("${t#"$top"/}"); done
+		for t in $RISCV_SHARED; do paths+=("selftests/$t.c"); done
+		cd "$top" && find "${paths[@]}" -type f \( -name Kbuild -o -name '*.[chS]' \
+			-o -name '*.sh' \) -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
+	} | sha256sum | cut -c1-32
+}
+
+key=$(prep_key)
+if [[ $(cat "$prep/key" 2>/dev/null) != "$key" ]]; then
+	prepare
+	echo "$key" >"$prep/key"
+else
+	say "modules and tests unchanged: built before ($prep)"
+fi
+flock -u 7
+((!prepare_only)) || exit 0
+
+# The guest's root: the prepared tests (those of --only), /init, config.
 mkdir -p "$stage"/{proc,sys,dev,tmp,etc/socpmu,lib/modules/extra,selftests}
-for c in "$top"/selftests/*/"$tests"/*.c; do
-	[[ -f $c ]] || continue
-	group=$(basename "$(dirname "$(dirname "$c")")")
-	mkdir -p "$stage/selftests/$group"
-	${CROSS}gcc "${cflags[@]}" -o "$stage/selftests/$group/$(basename "$c" .c)" "$c"
-done
-for t in $RISCV_SHARED; do
-	mkdir -p "$stage/selftests/${t%%/*}"
-	${CROSS}gcc "${cflags[@]}" -o "$stage/selftests/$t" "$top/selftests/$t.c"
-done
-${CROSS}gcc -static -O2 -Wall -Wextra -Werror -o "$stage/init" "$here/riscv-init.c"
+if [[ -n $only ]]; then
+	for t in $only; do
+		[[ -f $prep/selftests/$t ]] || die "--only: no test $t (in $prep/selftests)"
+		mkdir -p "$stage/selftests/${t%%/*}"
+		cp "$prep/selftests/$t" "$stage/selftests/$t"
+	done
+else
+	cp -r "$prep/selftests/." "$stage/selftests/"
+fi
+cp "$prep/init" "$stage/init"
+src=$prep/src
 
 # The modules in load order; sifive_hpm binds on QEMU's harts (mvendorid 0) with
 # any_vendor=1. None for the in-tree kernel, which has socpmu_core and sifive_hpm.
