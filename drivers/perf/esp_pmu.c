@@ -467,7 +467,7 @@ static struct platform_driver esp_pmu_driver = {
 	.remove = socpmu_platform_remove,
 };
 
-module_socpmu_driver(esp_pmu_driver, &esp_ida);
+module_socpmu_driver(esp_pmu_driver);
 
 MODULE_DESCRIPTION("ESP tile performance monitor PMU");
 MODULE_LICENSE("GPL");

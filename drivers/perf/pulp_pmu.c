@@ -426,7 +426,7 @@ static struct platform_driver pulp_pmu_driver = {
 	.remove = socpmu_platform_remove,
 };
 
-module_socpmu_driver(pulp_pmu_driver, &pulp_ida);
+module_socpmu_driver(pulp_pmu_driver);
 
 MODULE_DESCRIPTION("PULP ZERO-RISCY performance counter PMU");
 MODULE_LICENSE("GPL");

@@ -64,6 +64,7 @@
 #include <linux/percpu.h>
 #include <linux/perf_event.h>
 #include <linux/platform_device.h>
+#include <linux/poison.h>
 #include <linux/property.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -123,9 +124,8 @@ struct hpm_cpu {
  * @cache_ok: cache events the firmware can count
  * @cpus: per-CPU state
  * @dead: the device is gone; the PMU waits for its events to close
- * @nr_events: events initialised on this PMU and not yet destroyed
- * @pin: holds the module for software events left in the PMU's contexts
- * @zombie: entry in the list of PMUs removed with events open, freed at module exit
+ * @life: its events, the pin of the module for software events left in its
+ *	contexts, and its freeing once removed (socpmu core)
  * @node: instance of the CPU hotplug state
  */
 struct sifive_hpm {
@@ -147,16 +147,12 @@ struct sifive_hpm {
 	DECLARE_BITMAP(cache_ok, SIFIVE_HPM_CACHE_NR_CODES);
 	struct hpm_cpu __percpu *cpus;
 	bool dead;
-	atomic_t nr_events;
-	struct socpmu_pin pin;
-	struct list_head zombie;
+	struct socpmu_life life;
 	struct hlist_node node;
 };
 
 static DEFINE_IDA(hpm_ida);
 static enum cpuhp_state hpm_cpuhp_state;
-static LIST_HEAD(hpm_zombies);
-static DEFINE_MUTEX(hpm_zombies_lock);
 
 static inline struct sifive_hpm *to_hpm(struct pmu *pmu)
 {
@@ -313,11 +309,8 @@ static void hpm_event_destroy(struct perf_event *event)
 {
 	struct sifive_hpm *hpm = to_hpm(event->pmu);
 
-	/* Software events grouped with ours may stay in our contexts */
-	socpmu_pin_if_shared(&hpm->pin, event);
-	/* Pinned before the count drops: pairs with the barrier in hpm_remove() */
-	smp_mb__before_atomic();
-	atomic_dec(&hpm->nr_events);
+	/* Pins the module for software events left in our contexts */
+	socpmu_life_put(&hpm->life, event);
 }
 
 static int hpm_event_init(struct perf_event *event)
@@ -338,9 +331,8 @@ static int hpm_event_init(struct perf_event *event)
 		return -ENOENT;
 	}
 
-	atomic_inc(&hpm->nr_events);
 	/* Count the event before looking at @dead: pairs with the barrier in hpm_remove() */
-	smp_mb__after_atomic();
+	socpmu_life_get(&hpm->life);
 	if (READ_ONCE(hpm->dead)) {
 		ret = -ENODEV;
 		goto err;
@@ -374,7 +366,7 @@ static int hpm_event_init(struct perf_event *event)
 	return 0;
 
 err:
-	atomic_dec(&hpm->nr_events);
+	socpmu_life_put(&hpm->life, NULL);
 	return ret;
 }
 
@@ -1040,21 +1032,25 @@ static int hpm_read_harts(struct device *dev, struct cpumask *harts)
 	return cpumask_empty(harts) ? -EINVAL : 0;
 }
 
-static void hpm_free(struct sifive_hpm *hpm)
+/* Unregister and free a removed PMU once perf has let go of it (socpmu core) */
+static void hpm_release(struct socpmu_life *life)
 {
+	struct sifive_hpm *hpm = container_of(life, struct sifive_hpm, life);
 	int cpu;
 
 	/*
 	 * perf_pmu_unregister() (6.12) frees the per-CPU PMU contexts without
 	 * stopping their multiplexing hrtimers; no event is left to arm them
-	 * again, so stop them first (as socpmu_free() does).
+	 * again, so stop them first (as the socpmu core does).
 	 */
 	for_each_possible_cpu(cpu)
 		hrtimer_cancel(&per_cpu_ptr(hpm->pmu.cpu_pmu_context, cpu)->hrtimer);
-	socpmu_pin_exit(&hpm->pin);
 	perf_pmu_unregister(&hpm->pmu);
 	free_percpu(hpm->cpus);
 	ida_free(&hpm_ida, hpm->id);
+	/* Under fault injection, a use of the freed PMU (pmu.module...) faults */
+	if (life->destroy_delay_us)
+		memset(hpm, POISON_FREE, sizeof(*hpm));
 	kfree(hpm);
 }
 
@@ -1070,7 +1066,6 @@ static int hpm_probe(struct platform_device *pdev)
 	hpm = kzalloc(sizeof(*hpm), GFP_KERNEL);
 	if (!hpm)
 		return -ENOMEM;
-	INIT_LIST_HEAD(&hpm->zombie);
 	if (pdata) {
 		hpm->ops = pdata->ops;
 		hpm->ctx = pdata->ctx;
@@ -1170,10 +1165,11 @@ static int hpm_probe(struct platform_device *pdev)
 	ret = cpuhp_state_add_instance_nocalls(hpm_cpuhp_state, &hpm->node);
 	if (ret)
 		goto err_handler;
-	socpmu_pin_init(&hpm->pin, &hpm->pmu);
+	socpmu_life_init(&hpm->life, &hpm->pmu, dev, hpm_release);
 	ret = perf_pmu_register(&hpm->pmu, hpm->name, -1);
 	if (ret)
 		goto err_cpuhp;
+	socpmu_life_add(&hpm->life);
 
 	dev_info(dev, "%s: %u counters (%u programmable, %u bits), harts %*pbl%s\n",
 		 hpm->name, hpm->nr_counters,
@@ -1229,11 +1225,10 @@ static int hpm_cpu_teardown(unsigned int cpu, struct hlist_node *node)
 /*
  * The device goes away. Perf in 6.12 cannot unregister a PMU that still has
  * events, so with events open the PMU stays registered but dead: their
- * counts freeze, nothing reaches the backend again. Software events grouped
- * with ours stay in the PMU's part of the perf context after our events
- * are closed, and the pin (socpmu_pin_if_shared()) counts them as events.
- * Such a PMU is freed when the module goes, which perf's module references
- * and the pin delay until every event is gone; one without is freed now.
+ * counts freeze, nothing reaches the backend again. The socpmu core frees
+ * it once perf has let go of it (socpmu_life_remove()): after the last
+ * event, the software events grouped with ours that stay in the PMU's part
+ * of the perf context (the pin) and perf's last use of the PMU for them.
  */
 static void hpm_remove(struct platform_device *pdev)
 {
@@ -1255,17 +1250,8 @@ static void hpm_remove(struct platform_device *pdev)
 
 	/* Set @dead before counting the events: pairs with the barrier in hpm_event_init() */
 	smp_mb();
-	if (!atomic_read(&hpm->nr_events)) {
-		smp_rmb();	/* the pin of the last event, set before its count dropped */
-		if (!socpmu_pinned(&hpm->pin)) {
-			hpm_free(hpm);
-			return;
-		}
-	}
-	pr_info("%s: device removed with events open, counts frozen\n", hpm->name);
-	mutex_lock(&hpm_zombies_lock);
-	list_add_tail(&hpm->zombie, &hpm_zombies);
-	mutex_unlock(&hpm_zombies_lock);
+	if (socpmu_life_remove(&hpm->life))
+		pr_info("%s: device removed with events open, counts frozen\n", hpm->name);
 }
 
 static const struct platform_device_id hpm_ids[] = {
@@ -1317,18 +1303,11 @@ module_init(hpm_init);
 
 static void __exit hpm_exit(void)
 {
-	struct sifive_hpm *hpm, *tmp;
-
 	if (!IS_ERR_OR_NULL(hpm_sbi_pdev))
 		platform_device_unregister(hpm_sbi_pdev);
 	platform_driver_unregister(&hpm_driver);
-	/* Perf holds a module reference per event: none is left now */
-	mutex_lock(&hpm_zombies_lock);
-	list_for_each_entry_safe(hpm, tmp, &hpm_zombies, zombie) {
-		list_del(&hpm->zombie);
-		hpm_free(hpm);
-	}
-	mutex_unlock(&hpm_zombies_lock);
+	/* Perf holds a module reference per event and pin: none is left now */
+	socpmu_life_reap(THIS_MODULE);
 	cpuhp_remove_multi_state(hpm_cpuhp_state);
 }
 module_exit(hpm_exit);

@@ -42,7 +42,10 @@
 #define SOCPMU_POLL_MIN_NS	(100 * NSEC_PER_USEC)
 #define SOCPMU_POLL_MAX_NS	(60 * NSEC_PER_SEC)
 
-/* Every registered PMU, and the dead ones of them waiting to be freed */
+/*
+ * Every registered PMU (its struct socpmu_life), and the dead ones of them
+ * waiting to be freed
+ */
 static LIST_HEAD(socpmu_list);
 static LIST_HEAD(socpmu_zombies);
 static DEFINE_MUTEX(socpmu_list_lock);	/* both lists */
@@ -59,14 +62,99 @@ static void socpmu_reaper_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(socpmu_reaper, socpmu_reaper_fn);
 #define SOCPMU_REAP_POLL	(HZ / 20)
 
-static void socpmu_nr_events_add(struct socpmu *sp, int n)
+static void socpmu_nr_events_add(struct socpmu_life *life, int n)
 {
 	atomic_inc(&socpmu_changes_begun);
 	smp_mb__after_atomic();
-	atomic_add(n, &sp->nr_events);
+	atomic_add(n, &life->nr_events);
 	smp_mb__before_atomic();
 	atomic_inc(&socpmu_changes_ended);
 }
+
+/**
+ * socpmu_life_init() - prepare the lifetime of a PMU, before it is registered
+ * @life: the lifetime, in the driver's PMU state
+ * @pmu: the perf PMU (its ->module set before socpmu_life_add())
+ * @dev: the device, whose "socpmu,test-destroy-delay-us" property (the
+ *	simulator's destroy_delay_us=) makes each ->destroy sleep that long
+ *	and a freed PMU be poisoned first, for the removal tests
+ * @release: unregisters the PMU from perf and frees it; called once perf
+ *	holds nothing of it, with the core's list lock held
+ */
+void socpmu_life_init(struct socpmu_life *life, struct pmu *pmu, struct device *dev,
+		      void (*release)(struct socpmu_life *life))
+{
+	life->pmu = pmu;
+	life->release = release;
+	atomic_set(&life->nr_events, 0);
+	life->had_events = false;
+	life->destroy_delay_us = 0;
+	device_property_read_u32(dev, "socpmu,test-destroy-delay-us", &life->destroy_delay_us);
+	life->destroy_delay_us = min(life->destroy_delay_us, 100000U);
+	INIT_LIST_HEAD(&life->node);
+	INIT_LIST_HEAD(&life->zombie);
+	socpmu_pin_init(&life->pin, pmu);
+}
+EXPORT_SYMBOL_GPL(socpmu_life_init);
+
+/**
+ * socpmu_life_add() - the PMU is registered: count it in
+ * @life: the lifetime
+ */
+void socpmu_life_add(struct socpmu_life *life)
+{
+	mutex_lock(&socpmu_list_lock);
+	list_add_tail(&life->node, &socpmu_list);
+	mutex_unlock(&socpmu_list_lock);
+}
+EXPORT_SYMBOL_GPL(socpmu_life_add);
+
+/**
+ * socpmu_life_get() - an event is being initialised
+ * @life: the lifetime of its PMU
+ *
+ * Call first in ->event_init, then look at whether the device is gone
+ * (the barrier pairs with the one in socpmu_life_remove()'s caller, which
+ * marks the PMU dead before it counts the events). Every successful
+ * ->event_init is matched by socpmu_life_put() in ->destroy, a failed one
+ * by socpmu_life_put(@life, NULL).
+ */
+void socpmu_life_get(struct socpmu_life *life)
+{
+	socpmu_nr_events_add(life, 1);
+}
+EXPORT_SYMBOL_GPL(socpmu_life_get);
+
+/**
+ * socpmu_life_put() - an event goes
+ * @life: the lifetime of its PMU
+ * @event: the event, in its ->destroy; NULL when its ->event_init fails
+ *
+ * May sleep.
+ */
+void socpmu_life_put(struct socpmu_life *life, struct perf_event *event)
+{
+	unsigned int delay_us = life->destroy_delay_us;
+
+	if (!event) {
+		socpmu_nr_events_add(life, -1);
+		return;
+	}
+	WRITE_ONCE(life->had_events, true);
+	socpmu_pin_if_shared(&life->pin, event);
+	/* Pinned before the count drops: pairs with the barrier in socpmu_in_use() */
+	socpmu_nr_events_add(life, -1);
+	/*
+	 * From here on the PMU may be a zombie that the reaper looks at; perf
+	 * still uses it (put_pmu_ctx(), module_put()) after ->destroy
+	 * returns, which socpmu_safe_to_free() waits for. The fault-injection
+	 * delay widens that window for the tests; ->destroy may sleep (perf
+	 * calls it where it takes mutexes, and so does socpmu_pin_if_shared()).
+	 */
+	if (delay_us)
+		fsleep(delay_us);
+}
+EXPORT_SYMBOL_GPL(socpmu_life_put);
 
 /**
  * socpmu_alloc() - allocate a driver's PMU state
@@ -451,22 +539,10 @@ static void socpmu_event_destroy(struct perf_event *event)
 {
 	struct socpmu *sp = to_socpmu(event->pmu);
 	struct socpmu_hw_event *se = socpmu_hw(event);
-	unsigned int delay_us = sp->destroy_delay_us;
 
 	if (se->prev != se->inline_prev)
 		kfree(se->prev);
-	socpmu_pin_if_shared(&sp->pin, event);
-	/* Pinned before the count drops: pairs with the barrier in socpmu_unregister() */
-	socpmu_nr_events_add(sp, -1);
-	/*
-	 * From here on @sp may be a zombie that the reaper looks at; perf
-	 * still uses the PMU (put_pmu_ctx(), module_put()) after we return,
-	 * which socpmu_safe_to_free() waits for. The fault-injection delay
-	 * widens that window for the tests; ->destroy may sleep (perf calls
-	 * it where it takes mutexes, and so does socpmu_pin_if_shared()).
-	 */
-	if (delay_us)
-		fsleep(delay_us);
+	socpmu_life_put(&sp->life, event);
 }
 
 /**
@@ -571,7 +647,7 @@ static int socpmu_event_init(struct perf_event *event)
 	event->cpu = READ_ONCE(sp->cpu);
 
 	/* Pairs with the barrier in socpmu_unregister() */
-	socpmu_nr_events_add(sp, 1);
+	socpmu_life_get(&sp->life);
 	if (READ_ONCE(sp->dead)) {
 		ret = -ENODEV;
 		goto err;
@@ -600,11 +676,10 @@ static int socpmu_event_init(struct perf_event *event)
 	se->nr = nr;
 	se->mask = GENMASK_ULL(width - 1, 0);
 	event->destroy = socpmu_event_destroy;
-	WRITE_ONCE(sp->had_events, true);
 	return 0;
 
 err:
-	socpmu_nr_events_add(sp, -1);
+	socpmu_life_put(&sp->life, NULL);
 	return ret;
 }
 
@@ -828,6 +903,8 @@ ssize_t socpmu_sysfs_show_string(struct device *dev,
 }
 EXPORT_SYMBOL_GPL(socpmu_sysfs_show_string);
 
+static void socpmu_release(struct socpmu_life *life);
+
 /**
  * socpmu_register() - register a PMU instance named <prefix>_<n>
  * @sp: PMU state from socpmu_alloc(), with poll_ns set by the driver
@@ -865,8 +942,6 @@ int socpmu_register(struct socpmu *sp, struct device *dev,
 	sp->ops = ops;
 	raw_spin_lock_init(&sp->lock);
 	INIT_LIST_HEAD(&sp->active);
-	INIT_LIST_HEAD(&sp->zombie);
-	socpmu_pin_init(&sp->pin, &sp->pmu);
 	hrtimer_init(&sp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	sp->timer.function = socpmu_poll;
 	/* The driver's default is the longest period that loses nothing */
@@ -904,16 +979,12 @@ int socpmu_register(struct socpmu *sp, struct device *dev,
 	if (!cpu_online(sp->cpu))
 		sp->cpu = cpumask_first(cpu_online_mask);
 	cpus_read_unlock();
-	/* Fault injection for the removal tests (the simulator's destroy_delay_us=) */
-	device_property_read_u32(dev, "socpmu,test-destroy-delay-us", &sp->destroy_delay_us);
-	sp->destroy_delay_us = min(sp->destroy_delay_us, 100000U);
+	socpmu_life_init(&sp->life, &sp->pmu, dev, socpmu_release);
 
 	ret = perf_pmu_register(&sp->pmu, sp->name, -1);
 	if (ret)
 		goto err_cpuhp;
-	mutex_lock(&socpmu_list_lock);
-	list_add_tail(&sp->node, &socpmu_list);
-	mutex_unlock(&socpmu_list_lock);
+	socpmu_life_add(&sp->life);
 	return 0;
 
 err_cpuhp:
@@ -944,13 +1015,11 @@ static int socpmu_cpu_offline(unsigned int cpu, struct hlist_node *node)
 	return 0;
 }
 
-/* Unregister and free a dead PMU; called with socpmu_list_lock held */
-static void socpmu_free(struct socpmu *sp)
+/* The release of a socpmu PMU: unregister and free it (socpmu_list_lock held) */
+static void socpmu_release(struct socpmu_life *life)
 {
+	struct socpmu *sp = container_of(life, struct socpmu, life);
 	int cpu;
-
-	lockdep_assert_held(&socpmu_list_lock);
-	list_del(&sp->node);
 
 	/*
 	 * perf_pmu_unregister() (6.12) frees the per-CPU PMU contexts without
@@ -960,31 +1029,39 @@ static void socpmu_free(struct socpmu *sp)
 	 */
 	for_each_possible_cpu(cpu)
 		hrtimer_cancel(&per_cpu_ptr(sp->pmu.cpu_pmu_context, cpu)->hrtimer);
-	/* Unpinned, but the work may still be on its way out */
-	socpmu_pin_exit(&sp->pin);
 	cpuhp_state_remove_instance_nocalls(socpmu_cpuhp_state, &sp->cpuhp_node);
 	perf_pmu_unregister(&sp->pmu);
 	ida_free(sp->ida, sp->id);
 	kfree(sp->vals);
 	/* Under fault injection, a use of the freed PMU (pmu.module...) faults */
-	if (sp->destroy_delay_us)
+	if (life->destroy_delay_us)
 		memset(sp, POISON_FREE, sizeof(*sp));
 	kfree(sp);
 }
 
-static bool socpmu_in_use(struct socpmu *sp)
+/* Free a dead PMU that perf has let go of; socpmu_list_lock held */
+static void socpmu_life_free(struct socpmu_life *life)
 {
-	/* Pairs with the barriers in socpmu_event_init() and socpmu_event_destroy() */
+	lockdep_assert_held(&socpmu_list_lock);
+	list_del(&life->node);
+	/* Unpinned, but the pin's work may still be on its way out */
+	socpmu_pin_exit(&life->pin);
+	life->release(life);
+}
+
+static bool socpmu_in_use(struct socpmu_life *life)
+{
+	/* Pairs with the barriers in socpmu_life_get() and socpmu_life_put() */
 	smp_mb();
-	if (atomic_read(&sp->nr_events))
+	if (atomic_read(&life->nr_events))
 		return true;
 	smp_rmb();	/* the pin of the last event, set before its count dropped */
-	return socpmu_pinned(&sp->pin);
+	return socpmu_pinned(&life->pin);
 }
 
 /**
  * socpmu_safe_to_free() - has perf let go of a dead PMU entirely?
- * @sp: a dead PMU without events (not in use)
+ * @life: a dead PMU without events (not in use)
  *
  * perf goes on using a PMU after an event's ->destroy: __free_event() then
  * puts the event's PMU context (in the PMU's per-CPU contexts) and the
@@ -1001,16 +1078,16 @@ static bool socpmu_in_use(struct socpmu *sp)
  *
  * Called with socpmu_list_lock held. Return: true when @sp can be freed.
  */
-static bool socpmu_safe_to_free(struct socpmu *sp)
+static bool socpmu_safe_to_free(struct socpmu_life *life)
 {
-	struct module *mod = sp->pmu.module;
-	struct socpmu *p;
+	struct module *mod = life->pmu->module;
+	struct socpmu_life *p;
 	unsigned int ended;
 	long sum = 0;
 	int refs;
 
 	lockdep_assert_held(&socpmu_list_lock);
-	if (!READ_ONCE(sp->had_events))
+	if (!READ_ONCE(life->had_events))
 		return true;
 	/* No count of our own: the core's counts its dependent modules too */
 	if (!mod || mod == THIS_MODULE)
@@ -1018,7 +1095,7 @@ static bool socpmu_safe_to_free(struct socpmu *sp)
 	ended = atomic_read(&socpmu_changes_ended);
 	smp_rmb();	/* the counts after the changes that ended */
 	list_for_each_entry(p, &socpmu_list, node)
-		if (p->pmu.module == mod)
+		if (p->pmu->module == mod)
 			sum += atomic_read(&p->nr_events) + READ_ONCE(p->pin.pinned);
 	refs = module_refcount(mod);
 	smp_rmb();	/* a change that began meanwhile is seen below */
@@ -1028,15 +1105,15 @@ static bool socpmu_safe_to_free(struct socpmu *sp)
 /* Free the zombies that perf has let go of; again later while some are left */
 static void socpmu_reaper_fn(struct work_struct *work)
 {
-	struct socpmu *sp, *tmp;
+	struct socpmu_life *life, *tmp;
 	bool left;
 
 	mutex_lock(&socpmu_list_lock);
-	list_for_each_entry_safe(sp, tmp, &socpmu_zombies, zombie) {
-		if (socpmu_in_use(sp) || !socpmu_safe_to_free(sp))
+	list_for_each_entry_safe(life, tmp, &socpmu_zombies, zombie) {
+		if (socpmu_in_use(life) || !socpmu_safe_to_free(life))
 			continue;
-		list_del(&sp->zombie);
-		socpmu_free(sp);
+		list_del(&life->zombie);
+		socpmu_life_free(life);
 	}
 	left = !list_empty(&socpmu_zombies);
 	mutex_unlock(&socpmu_list_lock);
@@ -1053,13 +1130,12 @@ static void socpmu_reaper_fn(struct work_struct *work)
  * freed, at once or by the reaper. With open events, the events keep their
  * counts as of now and every later operation on them is a no-op; the PMU
  * is freed after the last of them, by the reaper, or at the latest by
- * socpmu_reap(). Events of other PMUs left in its perf contexts (see
+ * socpmu_life_reap(). Events of other PMUs left in its perf contexts (see
  * socpmu_pin_if_shared()) count as open events.
  */
 void socpmu_unregister(struct socpmu *sp)
 {
 	unsigned long flags;
-	bool in_use;
 
 	/* Bank the last counts, end any group read, never touch the device again */
 	raw_spin_lock_irqsave(&sp->lock, flags);
@@ -1071,41 +1147,60 @@ void socpmu_unregister(struct socpmu *sp)
 	raw_spin_unlock_irqrestore(&sp->lock, flags);
 	hrtimer_cancel(&sp->timer);
 
-	in_use = socpmu_in_use(sp);
-	if (in_use)
+	if (socpmu_life_remove(&sp->life))
 		pr_info("%s: device removed with events open, counts frozen\n", sp->name);
-	mutex_lock(&socpmu_list_lock);
-	if (!in_use && socpmu_safe_to_free(sp)) {
-		socpmu_free(sp);
-	} else {
-		list_add_tail(&sp->zombie, &socpmu_zombies);
-		schedule_delayed_work(&socpmu_reaper, SOCPMU_REAP_POLL);
-	}
-	mutex_unlock(&socpmu_list_lock);
 }
 EXPORT_SYMBOL_GPL(socpmu_unregister);
 
 /**
- * socpmu_reap() - free the dead PMUs of a driver
- * @ida: the driver's IDA
+ * socpmu_life_remove() - the PMU's device is gone: free the PMU when it can be
+ * @life: its lifetime; the caller has made sure the PMU touches the device
+ *	no more and that new events fail (a flag read after
+ *	socpmu_life_get()), with a full barrier in between
  *
- * Called from a driver's module exit, when perf holds no more events of it.
+ * Without open events, and once perf has let go of it
+ * (socpmu_safe_to_free()), the PMU is released at once; otherwise by the
+ * reaper after the last of them, or at the latest by socpmu_life_reap().
+ * Events of other PMUs left in its perf contexts (see
+ * socpmu_pin_if_shared()) count as open events.
+ *
+ * Return: true when events were open.
  */
-void socpmu_reap(struct ida *ida)
+bool socpmu_life_remove(struct socpmu_life *life)
 {
-	struct socpmu *sp, *tmp;
+	bool in_use = socpmu_in_use(life);
 
 	mutex_lock(&socpmu_list_lock);
-	list_for_each_entry_safe(sp, tmp, &socpmu_zombies, zombie) {
-		if (sp->ida != ida)
+	if (!in_use && socpmu_safe_to_free(life)) {
+		socpmu_life_free(life);
+	} else {
+		list_add_tail(&life->zombie, &socpmu_zombies);
+		schedule_delayed_work(&socpmu_reaper, SOCPMU_REAP_POLL);
+	}
+	mutex_unlock(&socpmu_list_lock);
+	return in_use;
+}
+EXPORT_SYMBOL_GPL(socpmu_life_remove);
+
+/**
+ * socpmu_life_reap() - free the dead PMUs of a driver module
+ * @mod: the module, in its exit, when perf holds no more events of it
+ */
+void socpmu_life_reap(struct module *mod)
+{
+	struct socpmu_life *life, *tmp;
+
+	mutex_lock(&socpmu_list_lock);
+	list_for_each_entry_safe(life, tmp, &socpmu_zombies, zombie) {
+		if (life->pmu->module != mod)
 			continue;
-		WARN_ON_ONCE(socpmu_in_use(sp));
-		list_del(&sp->zombie);
-		socpmu_free(sp);
+		WARN_ON_ONCE(socpmu_in_use(life));
+		list_del(&life->zombie);
+		socpmu_life_free(life);
 	}
 	mutex_unlock(&socpmu_list_lock);
 }
-EXPORT_SYMBOL_GPL(socpmu_reap);
+EXPORT_SYMBOL_GPL(socpmu_life_reap);
 
 static int __init socpmu_core_init(void)
 {

@@ -734,7 +734,7 @@ static void __exit tensix_pmu_exit(void)
 {
 	auxiliary_driver_unregister(&tensix_noc_driver);
 	platform_driver_unregister(&tensix_pmu_driver);
-	socpmu_reap(&tensix_ida);
+	socpmu_life_reap(THIS_MODULE);
 }
 module_exit(tensix_pmu_exit);
 

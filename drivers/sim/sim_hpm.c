@@ -1194,9 +1194,11 @@ static void hpm_sim_del_child(void *child)
 static int hpm_sim_add_children(struct socpmu_sim_dev *sdev)
 {
 	const struct hpm_sim_cfg *cfg = sdev->cfg;
-	const struct property_entry props[] = {
+	struct property_entry props[] = {
 		PROPERTY_ENTRY_U32("sifive,num-harts", cfg->harts),
 		PROPERTY_ENTRY_U64("clock-frequency", (u64)cfg->freq_mhz * HZ_PER_MHZ),
+		/* destroy_delay_us=: the socpmu core's fault-injection property */
+		PROPERTY_ENTRY_U32("socpmu,test-destroy-delay-us", sdev->destroy_delay_us),
 		{ }
 	};
 	const struct sifive_hpm_platform_data pdata = {
@@ -1213,6 +1215,8 @@ static int hpm_sim_add_children(struct socpmu_sim_dev *sdev)
 	};
 	struct platform_device *child;
 
+	if (!sdev->destroy_delay_us)
+		props[2] = (struct property_entry){ };
 	child = platform_device_register_full(&info);
 	if (IS_ERR(child))
 		return PTR_ERR(child);

@@ -45,6 +45,32 @@ struct socpmu_pin {
 	struct delayed_work work;
 };
 
+/**
+ * struct socpmu_life - the lifetime of a PMU whose device can go away while
+ *	perf still uses the PMU: embedded in struct socpmu, and used alone by
+ *	PMU drivers that do not use the rest of the core (sifive_hpm)
+ * @pmu: the perf PMU
+ * @release: unregisters the PMU from perf and frees it
+ * @nr_events: events initialised and not yet destroyed
+ *	(socpmu_life_get(), socpmu_life_put())
+ * @had_events: an event was ever destroyed: perf may still use the PMU
+ *	for it (see socpmu_safe_to_free())
+ * @destroy_delay_us: fault injection (see socpmu_life_init())
+ * @pin: holds the driver module for other PMUs' events in the PMU's contexts
+ * @node: in the core's list of every PMU
+ * @zombie: in the core's list of removed PMUs waiting to be freed
+ */
+struct socpmu_life {
+	struct pmu *pmu;
+	void (*release)(struct socpmu_life *life);
+	atomic_t nr_events;
+	bool had_events;
+	unsigned int destroy_delay_us;
+	struct socpmu_pin pin;
+	struct list_head node;
+	struct list_head zombie;
+};
+
 /* Counters whose last values an event keeps in itself (no allocation) */
 #define SOCPMU_INLINE_COUNTERS	6
 
@@ -147,12 +173,9 @@ struct socpmu_ops {
  *	default): sysfs refuses longer ones
  * @txn_read: number of open group transactions and PMU-disabled windows
  * @dead: the device is gone; the PMU only waits for its events to close
- * @nr_events: events initialised on this PMU and not yet destroyed
- * @zombie: entry in the list of dead PMUs still holding events
  * @id: instance number within the driver's IDA
  * @ida: the driver's IDA, released with the PMU
- * @pin: holds the driver module for events of other PMUs (software events
- *	grouped with ours) left in this PMU's perf contexts
+ * @life: the PMU's lifetime: its events, pin and removal
  */
 struct socpmu {
 	struct pmu pmu;
@@ -168,16 +191,11 @@ struct socpmu {
 	u64 poll_max_ns;
 	unsigned int txn_read;
 	bool dead;
-	atomic_t nr_events;
-	struct list_head zombie;
 	int id;
 	struct ida *ida;
-	struct socpmu_pin pin;
+	struct socpmu_life life;
 	int cpu;			/* events count in this CPU's context */
 	bool refused;			/* socpmu_refuse() has logged at info level */
-	bool had_events;		/* an event was ever created */
-	unsigned int destroy_delay_us;	/* fault injection, see socpmu_event_destroy() */
-	struct list_head node;		/* in the core's list of every PMU */
 	struct hlist_node cpuhp_node;
 };
 
@@ -216,7 +234,13 @@ int socpmu_register(struct socpmu *sp, struct device *dev,
 		    const struct socpmu_ops *ops, struct ida *ida,
 		    const char *prefix, const struct attribute_group **groups);
 void socpmu_unregister(struct socpmu *sp);
-void socpmu_reap(struct ida *ida);
+void socpmu_life_init(struct socpmu_life *life, struct pmu *pmu, struct device *dev,
+		      void (*release)(struct socpmu_life *life));
+void socpmu_life_add(struct socpmu_life *life);
+void socpmu_life_get(struct socpmu_life *life);
+void socpmu_life_put(struct socpmu_life *life, struct perf_event *event);
+bool socpmu_life_remove(struct socpmu_life *life);
+void socpmu_life_reap(struct module *mod);
 u64 socpmu_poll_ns(u64 clock_hz, unsigned int width);
 struct regmap *socpmu_parent_regmap(struct device *dev, const char *name);
 int socpmu_read_clock(struct device *dev, u64 *hz);
@@ -229,7 +253,7 @@ void socpmu_platform_remove(struct platform_device *pdev);
  * socpmu_platform_remove() as its remove. Module exit frees the PMUs whose
  * device went away while events were open.
  */
-#define module_socpmu_driver(__drv, __ida)				\
+#define module_socpmu_driver(__drv)					\
 static int __init __drv##_init(void)					\
 {									\
 	return platform_driver_register(&(__drv));			\
@@ -238,7 +262,7 @@ module_init(__drv##_init);						\
 static void __exit __drv##_exit(void)					\
 {									\
 	platform_driver_unregister(&(__drv));				\
-	socpmu_reap(__ida);						\
+	socpmu_life_reap(THIS_MODULE);					\
 }									\
 module_exit(__drv##_exit)
 

@@ -36,6 +36,7 @@
 #include "kselftest_harness.h"
 #include "reliability.h"
 
+#include <socpmu/sifive_hpm.h>
 #include <socpmu/tensix_regs.h>
 #include <socpmu/unit.h>
 
@@ -642,8 +643,9 @@ TEST_F_TIMEOUT(rel, poll_timer_two_cpus, 3600)
  * an event's ->destroy (put_pmu_ctx(), module_put() of pmu->module); the
  * simulator's destroy_delay_us=60000 holds the event in that window for
  * 60 ms (longer than unregistering a PMU takes), while another thread
- * deletes the device 0-40 ms into it. The PMU must only be freed once perf
- * let go of it: SOCPMU_REMOVAL_ROUNDS rounds (default 200) without an oops
+ * deletes the device 0-40 ms into it, a Tensix device and a sifive_hpm one
+ * in turn. The PMU must only be freed once perf let go of it:
+ * SOCPMU_REMOVAL_ROUNDS rounds (default 200) without an oops
  * (with the delay, the core poisons a PMU it frees, so a use of the freed
  * PMU faults), and every dead PMU goes away.
  */
@@ -663,8 +665,8 @@ static void *closer_fn(void *arg)
 	return NULL;
 }
 
-/* How many tensix_<n> PMUs are registered */
-static int count_tensix_pmus(void)
+/* How many PMUs named @prefix... are registered */
+static int count_pmus(const char *prefix)
 {
 	DIR *dir = opendir("/sys/bus/event_source/devices");
 	struct dirent *de;
@@ -673,34 +675,53 @@ static int count_tensix_pmus(void)
 	if (!dir)
 		return -1;
 	while ((de = readdir(dir)))
-		n += !strncmp(de->d_name, "tensix_", 7);
+		n += !strncmp(de->d_name, prefix, strlen(prefix));
 	closedir(dir);
 	return n;
 }
 
+/*
+ * The PMUs whose removal the rounds race: the socpmu core's (Tensix) and
+ * sifive_hpm's, which shares the core's removal code.
+ */
+static const struct {
+	const char *type, *params, *prefix;
+} rm_types[] = {
+	{ "tensix", "cores=1 destroy_delay_us=60000", "tensix_" },
+	{ "hpm", "counters=2 destroy_delay_us=60000", "sifive_hpm" },
+};
+
 TEST_F_TIMEOUT(rel, removal_during_destroy, 3600)
 {
-	const struct tev *e_fpu = tev("fpu_instruction");
 	long rounds = rel_env("SOCPMU_REMOVAL_ROUNDS", 200);
-	int before = count_tensix_pmus(), after = -1;
+	int before[ARRAY_SIZE(rm_types)], after = -1;
 	uint64_t min_close = UINT64_MAX;
 	long r;
 
 	if (sp_sim_available())
 		SKIP(return, "no simulator");
+	for (size_t t = 0; t < ARRAY_SIZE(rm_types); t++)
+		before[t] = count_pmus(rm_types[t].prefix);
 	for (r = 0; r < rounds; r++) {
-		struct closer c = { .delay_us = (r % 5) * 10000 };
+		size_t t = r % ARRAY_SIZE(rm_types);
+		struct closer c = { .delay_us = (r / 2 % 5) * 10000 };
+		struct perf_event_attr attr;
 		pthread_t th;
 		int ret;
 
 		sp_sim_del_device("rel_rm");
-		ret = sp_dev_create(&self->d, "tensix", "rel_rm", "cores=1 destroy_delay_us=60000",
-				    "tensix_");
+		ret = sp_dev_create(&self->d, rm_types[t].type, "rel_rm", rm_types[t].params,
+				    rm_types[t].prefix);
 		if (ret == -EINVAL || ret == -ENODEV)
-			SKIP(return, "no Tensix model or driver");
-		ASSERT_EQ(0, ret) TH_LOG("round %ld: creating: %s", r, strerror(-ret));
-		c.fd = sp_open(&self->d, cfg_of(e_fpu), 0, -1, 0);
-		ASSERT_LE(0, c.fd);
+			SKIP(return, "no %s model or driver", rm_types[t].type);
+		ASSERT_EQ(0, ret) TH_LOG("round %ld: creating %s: %s", r, rm_types[t].type,
+					 strerror(-ret));
+		/* fpu_instruction, or sifive_hpm's cycles, counted on CPU 0 for hpm */
+		sp_attr_init(&attr, &self->d, t ? SIFIVE_HPM_GEN_CPU_CYCLES :
+			     cfg_of(tev("fpu_instruction")), 0);
+		c.fd = sp_perf_event_open(&attr, -1, self->d.cpu < 0 ? 0 : self->d.cpu, -1,
+					  PERF_FLAG_FD_CLOEXEC);
+		ASSERT_LE(0, c.fd) TH_LOG("round %ld: %s", r, strerror(-c.fd));
 		ASSERT_EQ(0, pthread_create(&th, NULL, closer_fn, &c));
 		/* into the 2 ms after ->destroy, at a few offsets */
 		usleep((useconds_t)c.delay_us);
@@ -713,14 +734,18 @@ TEST_F_TIMEOUT(rel, removal_during_destroy, 3600)
 	EXPECT_LE(50000000, min_close) TH_LOG("a close() took %llu us",
 					     (unsigned long long)min_close / 1000);
 	/* The dead PMUs go away once perf let go of them */
-	for (int i = 0; i < 100; i++) {
-		after = count_tensix_pmus();
-		if (after <= before)
-			break;
-		sp_sleep_ms(50);
+	for (size_t t = 0; t < ARRAY_SIZE(rm_types); t++) {
+		for (int i = 0; i < 100; i++) {
+			after = count_pmus(rm_types[t].prefix);
+			if (after <= before[t])
+				break;
+			sp_sleep_ms(50);
+		}
+		EXPECT_LE(after, before[t]) TH_LOG("%d %s PMUs, %d before the removals", after,
+						   rm_types[t].prefix, before[t]);
 	}
-	EXPECT_LE(after, before) TH_LOG("%d tensix PMUs, %d before the removals", after, before);
-	ksft_print_msg("removal during ->destroy: %ld rounds, dead PMUs all freed\n", r);
+	ksft_print_msg("removal during ->destroy: %ld rounds (Tensix, HPM), dead PMUs all freed\n",
+		       r);
 }
 
 /*
