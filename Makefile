@@ -40,10 +40,11 @@
 #                     fuzzer iterations and the long stress, module and
 #                     security tests, with a summary (tools/vm/fuzz.sh;
 #                     FUZZ_ITERATIONS, FUZZ_SEED, FUZZ_SECONDS, FUZZ_TIMEOUT)
-#   make check        deps + all + perf + sparse + checkpatch, then at once: the
-#                     host tests, the selftests in VMs (VM_JOBS, default 2, suites)
-#                     and check-riscv (tools/vm/check.sh); prints each phase's
-#                     time, and the last line is "N passed, N failed[, N skipped]"
+#   make check        deps + all + perf + sparse + checkpatch + the builds of
+#                     check-riscv, then at once: the host tests, the selftests in
+#                     VMs (VM_JOBS, default 2, suites) and the RISC-V bench
+#                     (tools/vm/check.sh); prints each phase's time, and the last
+#                     line is "N passed, N failed[, N skipped]"
 #   make clean
 #
 # Variables: CACHE (default /var/cache/socpmu), KVER (default: the newest
@@ -172,6 +173,7 @@ check: deps
 	@tools/vm/phase.sh perf $(MAKE) --no-print-directory perf
 	@tools/vm/phase.sh sparse $(MAKE) --no-print-directory sparse
 	@tools/vm/phase.sh checkpatch $(MAKE) --no-print-directory checkpatch
+	@if [ "$${CHECK_RISCV:-1}" != 0 ]; then tools/vm/phase.sh riscv-build tools/vm/check-riscv.sh --build; fi
 	@KVER=$(KVER) tools/vm/check.sh
 
 fuzz: deps

@@ -204,7 +204,9 @@ res "record --func two threads at once: 500 calls each, one stream each" threads
 # 14: --timer on two threads at once: each samples in its own stream
 sifive-perf record --timer=2000 -o spin2.rtd -- "$LIB/tests/spin" 300 2 > spin2.out 2>&1
 rc=$?
-sifive-perf decode spin2.rtd --elf "$LIB/tests/spin" --format csv > spin2.csv 2> /dev/null
+sifive-perf decode spin2.rtd --elf "$LIB/tests/spin" --format csv > spin2.csv 2> spin2.dec
+# where the samples are (shown if the test fails): kind, stream, function
+awk -F, 'NR > 1 { print $4, $1, $6 }' spin2.csv | sort | uniq -c | sort -rn > spin2.hist
 # per stream: samples in spin_work
 awk -F, '$4 == "isr" && $6 ~ /^spin_work/ { n[$1]++ } END { for (s in n) print s, n[s] }' \
 	spin2.csv > spin2.per
@@ -212,7 +214,8 @@ streams=$(wc -l < spin2.per)
 per=$(awk 'NR == 1 || $2 < m { m = $2 } END { print m + 0 }' spin2.per)
 echo "# --timer, 2 threads: samples in spin_work from $streams stream(s), at least $per each"
 [ $rc = 0 -a "$streams" = 2 -a "$per" -ge 10 ]
-res "record --timer two threads: both sampled, each in its own stream" spin2.out spin2.per
+res "record --timer two threads: both sampled, each in its own stream" spin2.out spin2.per \
+	spin2.dec spin2.hist
 
 # 15: --manual: the program's own perfWriteCntrs() calls
 sifive-perf record --manual -o manual.rtd -- "$LIB/tests/manual" 25 > manual.out 2>&1

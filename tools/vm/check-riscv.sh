@@ -10,7 +10,10 @@
 # "RISCV: N passed, N failed, N skipped" lines land in
 # .build/riscv-vm-<test>/summary; .build/riscv-suites lists them for
 # tools/vm/check.sh to add to `make check`'s total. RISCV_VM=0 skips the
-# bench.
+# bench. --build stops before the bench (after building what it needs),
+# --bench only runs it: `make check` builds first, then runs the bench next
+# to the other tests, so that a first run's kernel builds do not slow the
+# tests down.
 #
 # Two riscv64 kernel build trees are prepared from Debian's
 # /usr/src/linux-source-6.12.tar.xz (extracted once) in $CACHE/riscv/:
@@ -49,6 +52,13 @@ die() { printf 'check-riscv: error: %s\n' "$*" >&2; exit 1; }
 elapsed() { echo "$((SECONDS - $1))s"; }
 
 start=$SECONDS
+what=all
+case ${1:-} in
+--build) what=build ;;
+--bench) what=bench ;;
+"") ;;
+*) echo "usage: $0 [--build|--bench]" >&2; exit 2 ;;
+esac
 
 # Tools: the cross compiler and what kconfig needs to build itself.
 missing=()
@@ -80,113 +90,130 @@ flock 9
 
 stamp_ok() { [[ -f $1 && $(<"$1") == "$src_version $cc_version" ]]; }
 
-# The source, extracted once per linux-source package version.
-if ! stamp_ok "$src/.socpmu-stamp"; then
-	t=$SECONDS
-	say "extracting $SRC_TARBALL into $src (once)"
-	rm -rf "$src" "$riscv"/build-* "$riscv/.src.tmp"
-	mkdir -p "$riscv/.src.tmp"
-	tar -xJf "$SRC_TARBALL" -C "$riscv/.src.tmp" --strip-components=1
-	mv "$riscv/.src.tmp" "$src"
-	echo "$src_version $cc_version" >"$src/.socpmu-stamp"
-	say "extracted in $(elapsed "$t")"
-fi
-
-# prepare NAME: a build tree $riscv/build-NAME ready for external modules.
-prepare() {
-	local name=$1 out=$riscv/build-$1 t=$SECONDS
-	local kmake=(make -s -C "$src" O="$out" ARCH=riscv CROSS_COMPILE=$CROSS -j"$JOBS")
-
-	stamp_ok "$out/.socpmu-stamp" && return 0
-	say "preparing $out (once)"
-	rm -rf "$out"
-	mkdir -p "$out"
-	case $name in
-	defconfig)
-		"${kmake[@]}" defconfig
-		;;
-	nommu)
-		"${kmake[@]}" nommu_virt_defconfig
-		"$src/scripts/config" --file "$out/.config" --enable MODULES --enable MODULE_UNLOAD \
-			--enable PERF_EVENTS --enable DEBUG_FS
-		"${kmake[@]}" olddefconfig
-		grep -q '^CONFIG_RISCV_M_MODE=y' "$out/.config" ||
-			die "$name: CONFIG_RISCV_M_MODE is not set"
-		;;
-	*)
-		die "unknown configuration $name"
-		;;
-	esac
-	grep -q '^CONFIG_MODULES=y' "$out/.config" || die "$name: CONFIG_MODULES is not set"
-	"${kmake[@]}" modules_prepare
-	echo "$src_version $cc_version" >"$out/.socpmu-stamp"
-	say "prepared $name in $(elapsed "$t")"
-}
-
-# The modules Kbuild declares, one per socpmu_module line.
-mapfile -t modules < <(sed -n 's/^\$(call socpmu_module,\([A-Za-z0-9_]*\),.*/\1/p' "$top/Kbuild")
-((${#modules[@]})) || die "no modules found in Kbuild"
-
-# The sources a cross-build is made of, as a key: a build whose key has not
-# changed is not done again.
-sources_key() {
-	(cd "$top" && find Kbuild drivers include -type f \( -name Kbuild -o -name Makefile \
-		-o -name '*.[chS]' \) -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) |
-		cat - "$riscv/build-$1/.socpmu-stamp" | sha256sum | cut -c1-32
-}
-
-# build NAME: copy the sources and build every module against build-NAME.
-build() {
-	local name=$1 out=$riscv/build-$1 dest=$top/.build/riscv/$1 t=$SECONDS m ko bad=0 key
-
-	key=$(sources_key "$name")
-	if [[ $(cat "$dest.key" 2>/dev/null) == "$key" ]]; then
-		say "$name: sources unchanged since the last build: not built again"
-		return 0
+# cross_builds: the kernel trees (prepared once) and every module built
+# against each configuration.
+cross_builds() {
+	# The source, extracted once per linux-source package version.
+	if ! stamp_ok "$src/.socpmu-stamp"; then
+		t=$SECONDS
+		say "extracting $SRC_TARBALL into $src (once)"
+		rm -rf "$src" "$riscv"/build-* "$riscv/.src.tmp"
+		mkdir -p "$riscv/.src.tmp"
+		tar -xJf "$SRC_TARBALL" -C "$riscv/.src.tmp" --strip-components=1
+		mv "$riscv/.src.tmp" "$src"
+		echo "$src_version $cc_version" >"$src/.socpmu-stamp"
+		say "extracted in $(elapsed "$t")"
 	fi
-	rm -f "$dest.key"
-	rm -rf "$dest"
-	mkdir -p "$dest"
-	(cd "$top" && find Kbuild drivers include \( -name Kbuild -o -name Makefile \
-		-o -name '*.[chS]' \) -type f -print0 | cpio -0pdm --quiet "$dest")
-	# No vmlinux, hence no Module.symvers: modpost cannot resolve kernel
-	# symbols and only warns about them (the notice and those warnings are
-	# filtered out); any other output fails the check.
-	local rc=0
-	make -s -C "$out" M="$dest" ARCH=riscv CROSS_COMPILE=$CROSS W=1 \
-		KBUILD_MODPOST_WARN=1 -j"$JOBS" modules >"$dest.log" 2>&1 || rc=$?
-	grep -v -E -e '^WARNING: modpost: "[^"]*" \[[^]]*\] undefined!$' \
-		-e '^WARNING: modpost: suppressed [0-9]+ unresolved symbol warnings' \
-		-e '^WARNING: Module.symvers is missing' \
-		-e '^ +(Modules may not have|You may get many|You can set KBUILD_MODPOST_WARN|if you want to proceed)' \
-		"$dest.log" >"$dest.problems" || true
-	if ((rc)) || [[ -s $dest.problems ]]; then
-		head -n 40 "$dest.problems" >&2
-		die "$name: the build failed or warned (full log: $dest.log)"
-	fi
-	for m in "${modules[@]}"; do
-		ko=$dest/$m.ko
-		if [[ ! -f $ko ]]; then
-			echo "check-riscv: $name: $m.ko was not built" >&2
-			bad=1
-		elif ! ${CROSS}readelf -h "$ko" | grep -q 'Machine:.*RISC-V'; then
-			echo "check-riscv: $name: $m.ko is not a RISC-V object" >&2
-			bad=1
+
+	# prepare NAME: a build tree $riscv/build-NAME ready for external modules.
+	prepare() {
+		local name=$1 out=$riscv/build-$1 t=$SECONDS
+		local kmake=(make -s -C "$src" O="$out" ARCH=riscv CROSS_COMPILE=$CROSS -j"$JOBS")
+
+		stamp_ok "$out/.socpmu-stamp" && return 0
+		say "preparing $out (once)"
+		rm -rf "$out"
+		mkdir -p "$out"
+		case $name in
+		defconfig)
+			"${kmake[@]}" defconfig
+			;;
+		nommu)
+			"${kmake[@]}" nommu_virt_defconfig
+			"$src/scripts/config" --file "$out/.config" --enable MODULES --enable MODULE_UNLOAD \
+				--enable PERF_EVENTS --enable DEBUG_FS
+			"${kmake[@]}" olddefconfig
+			grep -q '^CONFIG_RISCV_M_MODE=y' "$out/.config" ||
+				die "$name: CONFIG_RISCV_M_MODE is not set"
+			;;
+		*)
+			die "unknown configuration $name"
+			;;
+		esac
+		grep -q '^CONFIG_MODULES=y' "$out/.config" || die "$name: CONFIG_MODULES is not set"
+		"${kmake[@]}" modules_prepare
+		echo "$src_version $cc_version" >"$out/.socpmu-stamp"
+		say "prepared $name in $(elapsed "$t")"
+	}
+
+	# The modules Kbuild declares, one per socpmu_module line.
+	mapfile -t modules < <(sed -n 's/^\$(call socpmu_module,\([A-Za-z0-9_]*\),.*/\1/p' "$top/Kbuild")
+	((${#modules[@]})) || die "no modules found in Kbuild"
+
+	# The sources a cross-build is made of, as a key: a build whose key has not
+	# changed is not done again.
+	sources_key() {
+		(cd "$top" && find Kbuild drivers include -type f \( -name Kbuild -o -name Makefile \
+			-o -name '*.[chS]' \) -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) |
+			cat - "$riscv/build-$1/.socpmu-stamp" | sha256sum | cut -c1-32
+	}
+
+	# build NAME: copy the sources and build every module against build-NAME.
+	build() {
+		local name=$1 out=$riscv/build-$1 dest=$top/.build/riscv/$1 t=$SECONDS m ko bad=0 key
+
+		key=$(sources_key "$name")
+		if [[ $(cat "$dest.key" 2>/dev/null) == "$key" ]]; then
+			say "$name: sources unchanged since the last build: not built again"
+			return 0
 		fi
+		rm -f "$dest.key"
+		rm -rf "$dest"
+		mkdir -p "$dest"
+		(cd "$top" && find Kbuild drivers include \( -name Kbuild -o -name Makefile \
+			-o -name '*.[chS]' \) -type f -print0 | cpio -0pdm --quiet "$dest")
+		# No vmlinux, hence no Module.symvers: modpost cannot resolve kernel
+		# symbols and only warns about them (the notice and those warnings are
+		# filtered out); any other output fails the check.
+		local rc=0
+		make -s -C "$out" M="$dest" ARCH=riscv CROSS_COMPILE=$CROSS W=1 \
+			KBUILD_MODPOST_WARN=1 -j"$JOBS" modules >"$dest.log" 2>&1 || rc=$?
+		grep -v -E -e '^WARNING: modpost: "[^"]*" \[[^]]*\] undefined!$' \
+			-e '^WARNING: modpost: suppressed [0-9]+ unresolved symbol warnings' \
+			-e '^WARNING: Module.symvers is missing' \
+			-e '^ +(Modules may not have|You may get many|You can set KBUILD_MODPOST_WARN|if you want to proceed)' \
+			"$dest.log" >"$dest.problems" || true
+		if ((rc)) || [[ -s $dest.problems ]]; then
+			head -n 40 "$dest.problems" >&2
+			die "$name: the build failed or warned (full log: $dest.log)"
+		fi
+		for m in "${modules[@]}"; do
+			ko=$dest/$m.ko
+			if [[ ! -f $ko ]]; then
+				echo "check-riscv: $name: $m.ko was not built" >&2
+				bad=1
+			elif ! ${CROSS}readelf -h "$ko" | grep -q 'Machine:.*RISC-V'; then
+				echo "check-riscv: $name: $m.ko is not a RISC-V object" >&2
+				bad=1
+			fi
+		done
+		((bad == 0)) || die "$name: modules missing"
+		echo "$key" >"$dest.key"
+		say "$name: built ${#modules[@]} modules (${modules[*]}) in $(elapsed "$t")"
+	}
+
+	for c in $RISCV_CONFIGS; do
+		prepare "$c"
 	done
-	((bad == 0)) || die "$name: modules missing"
-	echo "$key" >"$dest.key"
-	say "$name: built ${#modules[@]} modules (${modules[*]}) in $(elapsed "$t")"
+	for c in $RISCV_CONFIGS; do
+		build "$c"
+	done
+	flock -u 9
+	say "cross-builds OK in $(elapsed "$start")"
 }
 
-for c in $RISCV_CONFIGS; do
-	prepare "$c"
-done
-for c in $RISCV_CONFIGS; do
-	build "$c"
-done
-flock -u 9
-say "cross-builds OK in $(elapsed "$start")"
+if [[ $what != bench ]]; then
+	cross_builds
+	# What the VM benches share, built once before they start
+	if [[ ${RISCV_VM:-1} != 0 ]]; then
+		"$here/riscv-vm.sh" --prepare-only >/dev/null
+		"$here/riscv-vm.sh" --intree --prepare-only >/dev/null
+	fi
+	if [[ $what == build ]]; then
+		say "OK in $(elapsed "$start")"
+		exit 0
+	fi
+fi
 
 # The VM bench: the tests dealt out to RISCV_VMS (default 1) VMs by their
 # last run times (tools/vm/suites.sh; riscv-vm.sh --only), and the in-tree
@@ -202,9 +229,6 @@ times=$top/.build/riscv-test-seconds
 rm -rf "$top"/.build/riscv-vm*/summary "$suites"
 if [[ ${RISCV_VM:-1} != 0 ]]; then
 	t=$SECONDS
-	# Build what the benches share once, before they start
-	"$here/riscv-vm.sh" --prepare-only >/dev/null
-	"$here/riscv-vm.sh" --intree --prepare-only >/dev/null
 	units=()
 	for f in "$top"/.build/riscv-prep/selftests/*/*; do
 		units+=("${f#"$top"/.build/riscv-prep/selftests/}")

@@ -5,10 +5,10 @@
 #   - the host tests: `make check` of every tools/<name>/Makefile that has a
 #     check: rule, through selftests/run_all.sh;
 #   - the selftests in x86 VMs with every socpmu module loaded (run_all.sh);
-#   - `make check-riscv` (tools/vm/check-riscv.sh): the RISC-V cross-builds
-#     and the RISC-V VM bench, whose summaries it lists in
+#   - the RISC-V VM bench (tools/vm/check-riscv.sh --bench; `make check`
+#     has run its builds, --build, before), whose summaries it lists in
 #     .build/riscv-suites (RISCV_VM=0 skips the bench, CHECK_RISCV=0 all of
-#     it).
+#     check-riscv).
 # Every job's output is shown when it ends, then the time of every phase
 # and, as the last line, the sum "N passed, N failed" (+ ", N skipped" if
 # any). Fails if a test failed, a VM run went wrong (kernel problem,
@@ -162,9 +162,9 @@ vm_results() {
 # check-riscv's results: its summaries (.build/riscv-suites lists them).
 riscv_results() {
 	local rc=$1 line d
-	echo "### make check-riscv"
+	echo "### the RISC-V VM bench (check-riscv.sh --bench)"
 	cat "$top/.build/check-riscv.log"
-	((rc == 0)) || problems+=("make check-riscv failed (status $rc, output above)")
+	((rc == 0)) || problems+=("the RISC-V VM bench failed (status $rc, output above)")
 	[[ ${RISCV_VM:-1} != 0 ]] || return 0
 	[[ -s $top/.build/riscv-suites ]] || { problems+=("RISC-V VM: no bench ran"); return; }
 	while read -r d; do
@@ -184,12 +184,12 @@ mkdir -p "$top/.build"
 rm -f "$top"/.build/phase-*
 riscv=${CHECK_RISCV:-1}
 if ((riscv)); then
-	timed "check-riscv" "$here/check-riscv.sh" >"$top/.build/check-riscv.log" 2>&1 &
+	timed "RISC-V bench" "$here/check-riscv.sh" --bench >"$top/.build/check-riscv.log" 2>&1 &
 	riscv_pid=$!
 fi
 timed "host tests" host_tests >"$top/.build/host-tests.log" 2>&1 &
 host_pid=$!
-echo "### $jobs x86 VM suites, the host tests$( ((riscv)) && echo " and make check-riscv") at once"
+echo "### $jobs x86 VM suites, the host tests$( ((riscv)) && echo " and the RISC-V bench") at once"
 timed "VM selftests" vm_tests
 vm_results
 
@@ -212,7 +212,7 @@ if [[ -n ${PHASE_TIMES:-} && -f $PHASE_TIMES ]]; then
 fi
 phase "VM selftests"
 phase "host tests"
-((riscv)) && phase "check-riscv"
+((riscv)) && phase "RISC-V bench"
 for p in "${phases[@]}"; do printf '#   %-28s %7s s\n' "${p% *}" "${p##* }"; done
 echo "#   (the last three ran at the same time)"
 
