@@ -260,12 +260,14 @@ else
 	not_ok "perf stat --metric-only prints the metric values"
 fi
 
-# -I: the injection in the second interval; that interval has the value
+# -I: the injection in the middle of the second interval (0.3-0.6 s: both
+# writes 150 ms from its ends; at 0.6 s they could straddle the boundary);
+# that interval has the value
 cat > "$TMP/inject_i.sh" <<EOF
-sleep 0.6
+sleep 0.45
 echo '0 fpu 0 250' > $D/inject || exit 9
 echo '0 1000' > $D/advance || exit 9
-sleep 0.6
+sleep 0.75
 exit 0
 EOF
 "$PERF" stat -I 300 -M fpu_utilization -a -- sh "$TMP/inject_i.sh" > "$TMP/int" 2>&1
