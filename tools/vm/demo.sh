@@ -1,6 +1,8 @@
 #!/bin/sh
 # The demo of `make run`, run inside the VM: load the socpmu modules, start
-# the simulator's matmul workload on tensix0 and count it with perf.
+# the simulator's matmul workload on tensix0 and count it with perf, count
+# ESP, PULP and SiFive HPM events, and trace a program through the SiFive
+# trace encoder with perf record and sifive-perf.
 pmu=/sys/bus/event_source/devices/tensix_0
 sim=/sys/kernel/debug/socpmu_sim/tensix0
 
@@ -73,3 +75,31 @@ inj=/sys/kernel/debug/socpmu_sim/pulp0/inject
 perf stat -a -e $pulp/mask=0x30,bycore=1/,$pulp/instr,core=1/ -- sh -c \
 	"echo '0 imiss,ld 300' >$inj; echo '0 imiss 20' >$inj; echo '0 ld 30' >$inj;
 	 echo '0 instr 5000' >$inj; echo '1 instr 1000' >$inj" || die "perf stat on $pulp"
+
+step "SiFive: simulated harts (HPM counters, 8 programmable) and trace encoders + funnel + SRAM sink; modprobe sifive_hpm sifive_trace"
+echo "hpm name=hpm0 counters=8" >/sys/devices/socpmu_sim/new_device || die "cannot create hpm0"
+echo "trace name=trace0" >/sys/devices/socpmu_sim/new_device || die "cannot create trace0"
+modprobe sifive_hpm || die "modprobe sifive_hpm"
+modprobe sifive_trace || die "modprobe sifive_trace"
+hpm=$(ls -d /sys/bus/event_source/devices/sifive_hpm* | head -n 1)
+[ -n "$hpm" ] || die "no sifive_hpm PMU"
+hpm=${hpm##*/}
+echo "$hpm: harts $(cat /sys/bus/event_source/devices/$hpm/harts); trace encoders:"
+cat /sys/bus/event_source/devices/sifive_trace/encoders
+
+step "perf stat -e $hpm/cycles/,$hpm/instructions/,$hpm/dcache_miss/ (per us on every hart: 20 instructions, 10 misses) -- sleep 0.2"
+echo "all instret 20" >/sys/kernel/debug/socpmu_sim/hpm0/rate || die "hpm0 rate"
+echo "all dcache_miss 10" >/sys/kernel/debug/socpmu_sim/hpm0/rate || die "hpm0 rate"
+perf stat -e $hpm/cycles/,$hpm/instructions/,$hpm/dcache_miss/ -- sleep 0.2 || die "perf stat on $hpm"
+
+step "perf record -e sifive_trace// -- fib (the SiFive library's example: a record per call); perf report --itrace=o"
+lib=/usr/lib/sifive-perf
+SIFIVE_PERF_MODE=perf-record SIFIVE_PERF_HPM_PMU=$hpm perf record -q -e sifive_trace// -m,16M \
+	-o /tmp/fib.data -- $lib/examples/fib || die "perf record"
+perf report -i /tmp/fib.data --stdio --itrace=o --sort sym 2>/dev/null | grep -v '^$' | head -n 12
+
+step "sifive-perf record --func -e cycles,instructions -- fibi 15 (an unmodified, instrumented program); decode"
+cd /tmp || die "cd /tmp"
+SIFIVE_PERF_HPM_PMU=$hpm sifive-perf record --func -e cycles,instructions -o fibi.rtd -- \
+	$lib/tests/fibi 15 || die "sifive-perf record"
+sifive-perf decode fibi.rtd --elf $lib/tests/fibi --format summary || die "sifive-perf decode"

@@ -208,6 +208,7 @@ if ((sscofpmf)); then
 	fi
 fi
 
+: >"$log"	# there before tail looks for it
 qemu-system-riscv64 -M virt -cpu "$cpu" -smp 2 -m 512 -nographic -no-reboot -nic none \
 	-bios "$FIRMWARE" -kernel "$image" -initrd "$vm/initramfs.cpio" \
 	-append "console=ttyS0 earlycon=sbi rdinit=/init panic=-1 printk.time=1 loglevel=5 $append" \

@@ -197,6 +197,7 @@ qemu_args() {
 }
 
 boot() {
+	: >"$log"	# there before tail looks for it
 	# shellcheck disable=SC2046 # the arguments are words
 	qemu-system-x86_64 $(qemu_args) \
 		-kernel "$vmlinuz" -initrd "$initrd" -append "$CMDLINE $append" \
