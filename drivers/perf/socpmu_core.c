@@ -72,91 +72,6 @@ static void socpmu_nr_events_add(struct socpmu_life *life, int n)
 }
 
 /**
- * socpmu_life_init() - prepare the lifetime of a PMU, before it is registered
- * @life: the lifetime, in the driver's PMU state
- * @pmu: the perf PMU (its ->module set before socpmu_life_add())
- * @dev: the device, whose "socpmu,test-destroy-delay-us" property (the
- *	simulator's destroy_delay_us=) makes each ->destroy sleep that long
- *	and a freed PMU be poisoned first, for the removal tests
- * @release: unregisters the PMU from perf and frees it; called once perf
- *	holds nothing of it, with the core's list lock held
- */
-void socpmu_life_init(struct socpmu_life *life, struct pmu *pmu, struct device *dev,
-		      void (*release)(struct socpmu_life *life))
-{
-	life->pmu = pmu;
-	life->release = release;
-	atomic_set(&life->nr_events, 0);
-	life->had_events = false;
-	life->destroy_delay_us = 0;
-	device_property_read_u32(dev, "socpmu,test-destroy-delay-us", &life->destroy_delay_us);
-	life->destroy_delay_us = min(life->destroy_delay_us, 100000U);
-	INIT_LIST_HEAD(&life->node);
-	INIT_LIST_HEAD(&life->zombie);
-	socpmu_pin_init(&life->pin, pmu);
-}
-EXPORT_SYMBOL_GPL(socpmu_life_init);
-
-/**
- * socpmu_life_add() - the PMU is registered: count it in
- * @life: the lifetime
- */
-void socpmu_life_add(struct socpmu_life *life)
-{
-	mutex_lock(&socpmu_list_lock);
-	list_add_tail(&life->node, &socpmu_list);
-	mutex_unlock(&socpmu_list_lock);
-}
-EXPORT_SYMBOL_GPL(socpmu_life_add);
-
-/**
- * socpmu_life_get() - an event is being initialised
- * @life: the lifetime of its PMU
- *
- * Call first in ->event_init, then look at whether the device is gone
- * (the barrier pairs with the one in socpmu_life_remove()'s caller, which
- * marks the PMU dead before it counts the events). Every successful
- * ->event_init is matched by socpmu_life_put() in ->destroy, a failed one
- * by socpmu_life_put(@life, NULL).
- */
-void socpmu_life_get(struct socpmu_life *life)
-{
-	socpmu_nr_events_add(life, 1);
-}
-EXPORT_SYMBOL_GPL(socpmu_life_get);
-
-/**
- * socpmu_life_put() - an event goes
- * @life: the lifetime of its PMU
- * @event: the event, in its ->destroy; NULL when its ->event_init fails
- *
- * May sleep.
- */
-void socpmu_life_put(struct socpmu_life *life, struct perf_event *event)
-{
-	unsigned int delay_us = life->destroy_delay_us;
-
-	if (!event) {
-		socpmu_nr_events_add(life, -1);
-		return;
-	}
-	WRITE_ONCE(life->had_events, true);
-	socpmu_pin_if_shared(&life->pin, event);
-	/* Pinned before the count drops: pairs with the barrier in socpmu_in_use() */
-	socpmu_nr_events_add(life, -1);
-	/*
-	 * From here on the PMU may be a zombie that the reaper looks at; perf
-	 * still uses it (put_pmu_ctx(), module_put()) after ->destroy
-	 * returns, which socpmu_safe_to_free() waits for. The fault-injection
-	 * delay widens that window for the tests; ->destroy may sleep (perf
-	 * calls it where it takes mutexes, and so does socpmu_pin_if_shared()).
-	 */
-	if (delay_us)
-		fsleep(delay_us);
-}
-EXPORT_SYMBOL_GPL(socpmu_life_put);
-
-/**
  * socpmu_alloc() - allocate a driver's PMU state
  * @size: size of the driver's structure, which starts with struct socpmu
  *
@@ -447,7 +362,7 @@ static void socpmu_pin_work(struct work_struct *work)
  * @pin: the pin
  * @pmu: the PMU, registered after this (its ->module set by then)
  */
-void socpmu_pin_init(struct socpmu_pin *pin, struct pmu *pmu)
+static void socpmu_pin_init(struct socpmu_pin *pin, struct pmu *pmu)
 {
 	pin->pmu = pmu;
 	pin->pinned = false;
@@ -455,7 +370,6 @@ void socpmu_pin_init(struct socpmu_pin *pin, struct pmu *pmu)
 	mutex_init(&pin->lock);
 	INIT_DELAYED_WORK(&pin->work, socpmu_pin_work);
 }
-EXPORT_SYMBOL_GPL(socpmu_pin_init);
 
 /**
  * socpmu_pin_if_shared() - hold the driver module for what @event leaves
@@ -469,7 +383,7 @@ EXPORT_SYMBOL_GPL(socpmu_pin_init);
  * a task context, for good (the module can no longer be unloaded; said in
  * the log). May sleep.
  */
-void socpmu_pin_if_shared(struct socpmu_pin *pin, struct perf_event *event)
+static void socpmu_pin_if_shared(struct socpmu_pin *pin, struct perf_event *event)
 {
 	struct perf_event_pmu_context *epc = event->pmu_ctx;
 	struct perf_event_context *ctx = event->ctx;
@@ -506,7 +420,6 @@ void socpmu_pin_if_shared(struct socpmu_pin *pin, struct perf_event *event)
 	}
 	mutex_unlock(&pin->lock);
 }
-EXPORT_SYMBOL_GPL(socpmu_pin_if_shared);
 
 /**
  * socpmu_pinned() - is the driver module pinned for this PMU?
@@ -514,7 +427,7 @@ EXPORT_SYMBOL_GPL(socpmu_pin_if_shared);
  *
  * Return: true while socpmu_pin_if_shared() holds the module.
  */
-bool socpmu_pinned(struct socpmu_pin *pin)
+static bool socpmu_pinned(struct socpmu_pin *pin)
 {
 	bool pinned;
 
@@ -523,17 +436,100 @@ bool socpmu_pinned(struct socpmu_pin *pin)
 	mutex_unlock(&pin->lock);
 	return pinned;
 }
-EXPORT_SYMBOL_GPL(socpmu_pinned);
 
 /**
  * socpmu_pin_exit() - before the PMU is freed: wait for the pin's work
  * @pin: the pin, no longer pinned (the module it holds is going)
  */
-void socpmu_pin_exit(struct socpmu_pin *pin)
+static void socpmu_pin_exit(struct socpmu_pin *pin)
 {
 	cancel_delayed_work_sync(&pin->work);
 }
-EXPORT_SYMBOL_GPL(socpmu_pin_exit);
+
+/**
+ * socpmu_life_init() - prepare the lifetime of a PMU, before it is registered
+ * @life: the lifetime, in the driver's PMU state
+ * @pmu: the perf PMU (its ->module set before socpmu_life_add())
+ * @dev: the device, whose "socpmu,test-destroy-delay-us" property (the
+ *	simulator's destroy_delay_us=) makes each ->destroy sleep that long
+ *	and a freed PMU be poisoned first, for the removal tests
+ * @release: unregisters the PMU from perf and frees it; called once perf
+ *	holds nothing of it, with the core's list lock held
+ */
+void socpmu_life_init(struct socpmu_life *life, struct pmu *pmu, struct device *dev,
+		      void (*release)(struct socpmu_life *life))
+{
+	life->pmu = pmu;
+	life->release = release;
+	atomic_set(&life->nr_events, 0);
+	life->had_events = false;
+	life->destroy_delay_us = 0;
+	device_property_read_u32(dev, "socpmu,test-destroy-delay-us", &life->destroy_delay_us);
+	life->destroy_delay_us = min(life->destroy_delay_us, 100000U);
+	INIT_LIST_HEAD(&life->node);
+	INIT_LIST_HEAD(&life->zombie);
+	socpmu_pin_init(&life->pin, pmu);
+}
+EXPORT_SYMBOL_GPL(socpmu_life_init);
+
+/**
+ * socpmu_life_add() - the PMU is registered: count it in
+ * @life: the lifetime
+ */
+void socpmu_life_add(struct socpmu_life *life)
+{
+	mutex_lock(&socpmu_list_lock);
+	list_add_tail(&life->node, &socpmu_list);
+	mutex_unlock(&socpmu_list_lock);
+}
+EXPORT_SYMBOL_GPL(socpmu_life_add);
+
+/**
+ * socpmu_life_get() - an event is being initialised
+ * @life: the lifetime of its PMU
+ *
+ * Call first in ->event_init, then look at whether the device is gone
+ * (the barrier pairs with the one in socpmu_life_remove()'s caller, which
+ * marks the PMU dead before it counts the events). Every successful
+ * ->event_init is matched by socpmu_life_put() in ->destroy, a failed one
+ * by socpmu_life_put(@life, NULL).
+ */
+void socpmu_life_get(struct socpmu_life *life)
+{
+	socpmu_nr_events_add(life, 1);
+}
+EXPORT_SYMBOL_GPL(socpmu_life_get);
+
+/**
+ * socpmu_life_put() - an event goes
+ * @life: the lifetime of its PMU
+ * @event: the event, in its ->destroy; NULL when its ->event_init fails
+ *
+ * May sleep.
+ */
+void socpmu_life_put(struct socpmu_life *life, struct perf_event *event)
+{
+	unsigned int delay_us = life->destroy_delay_us;
+
+	if (!event) {
+		socpmu_nr_events_add(life, -1);
+		return;
+	}
+	WRITE_ONCE(life->had_events, true);
+	socpmu_pin_if_shared(&life->pin, event);
+	/* Pinned before the count drops: pairs with the barrier in socpmu_in_use() */
+	socpmu_nr_events_add(life, -1);
+	/*
+	 * From here on the PMU may be a zombie that the reaper looks at; perf
+	 * still uses it (put_pmu_ctx(), module_put()) after ->destroy
+	 * returns, which socpmu_safe_to_free() waits for. The fault-injection
+	 * delay widens that window for the tests; ->destroy may sleep (perf
+	 * calls it where it takes mutexes, and so does socpmu_pin_if_shared()).
+	 */
+	if (delay_us)
+		fsleep(delay_us);
+}
+EXPORT_SYMBOL_GPL(socpmu_life_put);
 
 static void socpmu_event_destroy(struct perf_event *event)
 {

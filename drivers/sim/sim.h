@@ -93,6 +93,8 @@ struct socpmu_sim_type {
 /* Helpers for models, see sim_core.c */
 int socpmu_sim_add_child(struct socpmu_sim_dev *sdev, const char *name,
 			 const struct property_entry *props);
+int socpmu_sim_add_child_data(struct socpmu_sim_dev *sdev, const char *name,
+			      const struct property_entry *props, const void *data, size_t size);
 int socpmu_sim_parse_uint(const char *key, const char *val, unsigned int min,
 			  unsigned int max, unsigned int *res);
 int socpmu_sim_parse_units(const char *key, const char *word, unsigned int nr,

@@ -170,17 +170,19 @@ static void socpmu_sim_del_child(void *child)
 }
 
 /**
- * socpmu_sim_add_child() - register a device for a real driver
+ * socpmu_sim_add_child_data() - register a device for a real driver
  * @sdev: the simulated device, parent of the new device
  * @name: platform device name (the driver's name); its id is @sdev->id
  * @props: device properties, copied
+ * @data: platform data, copied (NULL: none)
+ * @size: bytes of @data
  *
  * The child is unregistered automatically, before the model goes away.
  *
  * Return: 0 or a negative errno.
  */
-int socpmu_sim_add_child(struct socpmu_sim_dev *sdev, const char *name,
-			 const struct property_entry *props)
+int socpmu_sim_add_child_data(struct socpmu_sim_dev *sdev, const char *name,
+			      const struct property_entry *props, const void *data, size_t size)
 {
 	struct property_entry *all __free(kfree) = NULL;
 	struct platform_device_info info = {
@@ -188,6 +190,8 @@ int socpmu_sim_add_child(struct socpmu_sim_dev *sdev, const char *name,
 		.name = name,
 		.id = sdev->id,
 		.properties = props,
+		.data = data,
+		.size_data = size,
 	};
 	struct platform_device *child;
 	size_t n = 0;
@@ -207,6 +211,21 @@ int socpmu_sim_add_child(struct socpmu_sim_dev *sdev, const char *name,
 	if (IS_ERR(child))
 		return PTR_ERR(child);
 	return devm_add_action_or_reset(sdev->dev, socpmu_sim_del_child, child);
+}
+
+/**
+ * socpmu_sim_add_child() - register a device for a real driver, without
+ *	platform data (socpmu_sim_add_child_data())
+ * @sdev: the simulated device
+ * @name: platform device name
+ * @props: device properties, copied
+ *
+ * Return: 0 or a negative errno.
+ */
+int socpmu_sim_add_child(struct socpmu_sim_dev *sdev, const char *name,
+			 const struct property_entry *props)
+{
+	return socpmu_sim_add_child_data(sdev, name, props, NULL, 0);
 }
 
 /* regmap callbacks: count the access, then let the model handle it */

@@ -1182,45 +1182,21 @@ static void hpm_sim_debugfs_init(struct socpmu_sim_dev *sdev, struct dentry *dir
 
 /* ---- the device the driver binds to ---- */
 
-static void hpm_sim_del_child(void *child)
-{
-	platform_device_unregister(child);
-}
-
-/*
- * Like socpmu_sim_add_child(), plus platform data: the driver reaches the
- * model through the SBI ops table, not through a regmap.
- */
+/* The driver reaches the model through the SBI ops table, not a regmap */
 static int hpm_sim_add_children(struct socpmu_sim_dev *sdev)
 {
 	const struct hpm_sim_cfg *cfg = sdev->cfg;
-	struct property_entry props[] = {
+	const struct property_entry props[] = {
 		PROPERTY_ENTRY_U32("sifive,num-harts", cfg->harts),
 		PROPERTY_ENTRY_U64("clock-frequency", (u64)cfg->freq_mhz * HZ_PER_MHZ),
-		/* destroy_delay_us=: the socpmu core's fault-injection property */
-		PROPERTY_ENTRY_U32("socpmu,test-destroy-delay-us", sdev->destroy_delay_us),
 		{ }
 	};
 	const struct sifive_hpm_platform_data pdata = {
 		.ops = &hpm_sim_ops,
 		.ctx = sdev->model,
 	};
-	const struct platform_device_info info = {
-		.parent = sdev->dev,
-		.name = "sifive-hpm",
-		.id = sdev->id,
-		.properties = props,
-		.data = &pdata,
-		.size_data = sizeof(pdata),
-	};
-	struct platform_device *child;
 
-	if (!sdev->destroy_delay_us)
-		props[2] = (struct property_entry){ };
-	child = platform_device_register_full(&info);
-	if (IS_ERR(child))
-		return PTR_ERR(child);
-	return devm_add_action_or_reset(sdev->dev, hpm_sim_del_child, child);
+	return socpmu_sim_add_child_data(sdev, "sifive-hpm", props, &pdata, sizeof(pdata));
 }
 
 const struct socpmu_sim_type socpmu_sim_hpm = {

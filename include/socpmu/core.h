@@ -30,7 +30,8 @@ struct socpmu;
 
 /**
  * struct socpmu_pin - holds a driver module while other PMUs' events use
- *	the perf contexts of one of its PMUs (see socpmu_pin_if_shared())
+ *	the perf contexts of one of its PMUs (part of struct socpmu_life; see
+ *	socpmu_life_put())
  * @pmu: the PMU
  * @lock: serialises @pinned, @forever and @work
  * @pinned: the module is held
@@ -226,10 +227,6 @@ static inline unsigned int socpmu_units(struct perf_event *event,
 }
 
 void *socpmu_alloc(size_t size);
-void socpmu_pin_init(struct socpmu_pin *pin, struct pmu *pmu);
-void socpmu_pin_if_shared(struct socpmu_pin *pin, struct perf_event *event);
-bool socpmu_pinned(struct socpmu_pin *pin);
-void socpmu_pin_exit(struct socpmu_pin *pin);
 int socpmu_register(struct socpmu *sp, struct device *dev,
 		    const struct socpmu_ops *ops, struct ida *ida,
 		    const char *prefix, const struct attribute_group **groups);
