@@ -870,8 +870,8 @@ TEST_F_TIMEOUT(rel, event_state_in_event, 600)
 	const struct tev *e_fpu = tev("fpu_instruction");
 	struct rlimit rl = { STATE_EVENTS + 64, STATE_EVENTS + 64 };
 	static int fds[STATE_EVENTS];
-	char top[512], top_sw[512];
-	long ours, soft;
+	char top[512], top2[512], top_sw[512];
+	long ours, ours2, soft;
 	struct sp_dev big;
 	int fd;
 
@@ -889,11 +889,24 @@ TEST_F_TIMEOUT(rel, event_state_in_event, 600)
 	EXPECT_EQ(4000, read_ok(_metadata, fds[0]));
 	EXPECT_EQ(1000, read_ok(_metadata, fds[2]));
 	close_all(fds, STATE_EVENTS);
+	/*
+	 * Twice, the smaller counts: what the system allocates meanwhile
+	 * comes and goes (180 kmalloc-8 objects in one snapshot, freed by the
+	 * next), what an event allocates is there each time.
+	 */
+	ours2 = kmalloc_objs(_metadata, fds, STATE_EVENTS, open_fpu, &self->d, top2,
+			     sizeof(top2));
+	close_all(fds, STATE_EVENTS);
 	soft = kmalloc_objs(_metadata, fds, STATE_EVENTS, open_sw, &self->d, top_sw,
 			    sizeof(top_sw));
 	close_all(fds, STATE_EVENTS);
-	ksft_print_msg("%d events: %ld kmalloc objects for socpmu ones (slabs grew: %s), %ld for software ones (%s)\n",
-		       STATE_EVENTS, ours, top, soft, top_sw);
+	ksft_print_msg("%d events: %ld and %ld kmalloc objects for socpmu ones (slabs grew: %s; %s), %ld for software ones (%s)\n",
+		       STATE_EVENTS, ours, ours2, top, top2, soft, top_sw);
+	if (ours2 < ours)
+		ours = ours2;
+	/* The same noise can make the software count negative: 0 then */
+	if (soft < 0)
+		soft = 0;
 	/* Noise on a busy host: ~0.25 per event seen; 2 per event before */
 	EXPECT_LE(ours, soft + STATE_EVENTS / 2)
 		TH_LOG("%ld kmalloc objects for %d socpmu events, %ld for software events",
