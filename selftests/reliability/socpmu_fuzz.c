@@ -3,6 +3,7 @@
  * socpmu_fuzz - a perf_event_open fuzzer aimed at the socpmu PMUs.
  *
  * Usage: socpmu_fuzz [-s SEED] [-n ITERATIONS] [-t SECONDS] [-p PASSES] [-L] [-x TYPES] [-v]
+ *                    [-T FIRST:LAST]
  *   -s SEED        random seed (default: from /dev/urandom; always printed)
  *   -n ITERATIONS  operations in all, split over the passes (default 20000)
  *   -t SECONDS     stop each pass at this share of the time bound (default none)
@@ -11,6 +12,8 @@
  *   -L             no leak check (no module reload, no slab snapshots)
  *   -x TYPES       leave out these model types of the simulator (comma-separated)
  *   -v             log every failed oracle, not only the first 20
+ *   -T FIRST:LAST  print the operations of iterations FIRST to LAST (of the
+ *                  pass; to find the one that breaks something for a seed)
  *
  * Every socpmu PMU of /sys/bus/event_source/devices takes part, found by
  * name (tensix_*, pulp_*, esp_*, sifive_*), with the fuzzer's own simulated
@@ -18,7 +21,9 @@
  * operation drawn at random: perf_event_open (socpmu, software, tracepoint,
  * raw, hardware or garbage types; alias encodings read from events/ and
  * format/, bit flips of them, random configs; random flags, read formats,
- * attr sizes, pid/cpu, groups mixing PMUs), close, read, ioctl (ENABLE,
+ * attr sizes, pid/cpu, groups mixing PMUs, except one of our events with
+ * a software one in a task's context: that pins the driver module until
+ * reboot, a documented limit tested on its own), close, read, ioctl (ENABLE,
  * DISABLE, RESET, REFRESH, PERIOD, SET_OUTPUT, SET_FILTER, ID, SET_BPF,
  * PAUSE_OUTPUT, QUERY_BPF, MODIFY_ATTRIBUTES, unknown), mmap of the event
  * and of an AUX area, munmap, fork (the child works on the inherited fds,
@@ -99,6 +104,7 @@ struct shared {
 
 static struct shared *sh;
 static bool verbose;
+static uint64_t trace_first = 1, trace_last;	/* -T: none by default */
 static const char *exclude_types = "";
 
 /* The file descriptor table of a worker */
@@ -107,6 +113,7 @@ struct fev {
 	bool socpmu;
 	bool uncore;
 	bool aux;
+	bool task;		/* in a task's context (a pid target) */
 	bool group_fmt;		/* read_format has PERF_FORMAT_GROUP */
 	uint64_t read_format;
 	uint64_t last;		/* last value read, for the monotonic oracle */
@@ -190,8 +197,18 @@ static uint64_t rnd_value(void)
 
 /* ---- recording ---- */
 
+/* Is the current operation one that -T prints? */
+static bool tracing(void)
+{
+	return sh->iter >= trace_first && sh->iter <= trace_last;
+}
+
 static void record(enum op op, long ret, int err)
 {
+	if (tracing())
+		ksft_print_msg("%llu [%d] %s: %ld%s%s\n", (unsigned long long)sh->iter,
+			       getpid(), op_names[op], ret, ret < 0 ? " " : "",
+			       ret < 0 ? strerror(err) : "");
 	sh->calls[op]++;
 	if (ret >= 0)
 		sh->ok[op]++;
@@ -238,6 +255,9 @@ static void fev_close(struct worker *w, int i)
 	for (int m = 0; m < w->nmaps; m++)
 		if (w->maps[m].fd == w->fds[i].fd)
 			w->maps[m].fd = -1;
+	if (tracing())
+		ksft_print_msg("%llu close fd %d (%s)\n", (unsigned long long)sh->iter,
+			       w->fds[i].fd, w->fds[i].socpmu ? w->fds[i].pmu : "other");
 	ret = close(w->fds[i].fd);
 	REC(OP_CLOSE, ret);
 	w->fds[i] = w->fds[--w->nfds];
@@ -606,8 +626,24 @@ static void op_open(struct worker *w)
 	if (chance(1))
 		uptr = chance(50) ? w->badptr : NULL;
 
+	/*
+	 * No group of one of our events and a software one in a task's
+	 * context: the one case that pins a driver module for good (see
+	 * socpmu_pin_if_shared(); hpm.software_sibling_outlives_leader tests
+	 * it), which would leave the modules of the tests after this one
+	 * pinned too.
+	 */
+	if (leader && leader->task && pid != -1 && !(flags & PERF_FLAG_PID_CGROUP) &&
+	    leader->socpmu != (p != NULL))
+		group_fd = -1;
+
 	fd = (int)syscall(__NR_perf_event_open, uptr, pid, cpu, group_fd, flags);
 	err = errno;
+	if (tracing())
+		ksft_print_msg("%llu open %s type %u config %#llx pid %d cpu %d group %d flags %#lx inherit %d\n",
+			       (unsigned long long)sh->iter, p ? p->name : "-", attr->type,
+			       (unsigned long long)attr->config, pid, cpu, group_fd, flags,
+			       attr->inherit);
 	record(OP_OPEN, fd, err);
 	if (fd < 0)
 		return;
@@ -651,6 +687,7 @@ static void op_open(struct worker *w)
 		.socpmu = p != NULL,
 		.uncore = p && p->uncore,
 		.aux = p && p->aux,
+		.task = pid != -1 && !(flags & PERF_FLAG_PID_CGROUP),
 		.group_fmt = attr->read_format & PERF_FORMAT_GROUP,
 		.read_format = attr->read_format,
 	};
@@ -762,6 +799,9 @@ static void op_ioctl(struct worker *w)
 		arg = (long)rnd_value();
 		break;
 	}
+	if (tracing())
+		ksft_print_msg("%llu ioctl fd %d cmd %#lx arg %#lx\n", (unsigned long long)sh->iter,
+			       fd, cmd, (unsigned long)arg);
 	ret = ioctl(fd, cmd, arg);
 	REC(OP_IOCTL, ret);
 }
@@ -1009,13 +1049,18 @@ static void op_fork(struct worker *w, bool exec)
 		attr.enable_on_exec = chance(30);
 		attr.disabled = attr.enable_on_exec;
 		fd = (int)syscall(__NR_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (tracing())
+			ksft_print_msg("%llu open on child %d: %s config %#llx inherit %d enable_on_exec %d\n",
+				       (unsigned long long)sh->iter, pid, p ? p->name : "software",
+				       (unsigned long long)attr.config, attr.inherit,
+				       attr.enable_on_exec);
 		REC(OP_OPEN, fd);
 		if (fd < 0)
 			continue;
 		if (p && p->uncore)
 			violation("%s accepted a per-task event on pid %d", p->name, pid);
 		e = &w->fds[w->nfds++];
-		*e = (struct fev){ .fd = fd, .socpmu = p != NULL };
+		*e = (struct fev){ .fd = fd, .socpmu = p != NULL, .task = true };
 	}
 	if (write(pipefd[1], &c, 1) < 0)
 		ksft_print_msg("fork: pipe write failed\n");
@@ -1209,7 +1254,7 @@ int main(int argc, char **argv)
 	int passes = 2, opt, npmus, refs_bad = 0, reload_bad = 0;
 	char refs[256] = "";
 
-	while ((opt = getopt(argc, argv, "s:n:t:p:Lx:v")) != -1) {
+	while ((opt = getopt(argc, argv, "s:n:t:p:Lx:vT:")) != -1) {
 		switch (opt) {
 		case 's':
 			seed = strtoull(optarg, NULL, 0);
@@ -1233,8 +1278,14 @@ int main(int argc, char **argv)
 		case 'v':
 			verbose = true;
 			break;
+		case 'T':
+			if (sscanf(optarg, "%" SCNu64 ":%" SCNu64, &trace_first, &trace_last) != 2) {
+				fprintf(stderr, "-T FIRST:LAST\n");
+				return 2;
+			}
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-s SEED] [-n ITERATIONS] [-t SECONDS] [-p PASSES] [-L] [-x TYPES] [-v]\n",
+			fprintf(stderr, "usage: %s [-s SEED] [-n ITERATIONS] [-t SECONDS] [-p PASSES] [-L] [-x TYPES] [-v] [-T FIRST:LAST]\n",
 				argv[0]);
 			return 2;
 		}
@@ -1293,7 +1344,7 @@ int main(int argc, char **argv)
 		/* Every fd of the worker is closed: references come back */
 		rel_rcu_settle();
 		if (mods.n && !refs_bad)
-			refs_bad = rel_mod_compare(&mods, refs, sizeof(refs));
+			refs_bad = rel_mod_compare(&mods, refs, sizeof(refs), 5000);
 		/*
 		 * Reload the modules: that frees the PMUs left dead by device
 		 * removals with events open, which otherwise stay until the
