@@ -320,6 +320,42 @@ static inline int sp_debugfs_write(const struct sp_dev *d, const char *file,
 	return sp_write_file(path, str);
 }
 
+/*
+ * Opens one of the device's debugfs files for writing, for a loop that writes
+ * it many times (sp_fd_printf): the file descriptor, or -errno. Close it
+ * before the device goes (it holds a reference to socpmu_sim).
+ */
+static inline int sp_debugfs_open(const struct sp_dev *d, const char *file)
+{
+	char path[256];
+	int fd;
+
+	snprintf(path, sizeof(path), SP_SIM_DEBUGFS "/%s/%s", d->name, file);
+	fd = open(path, O_WRONLY);
+	return fd < 0 ? -errno : fd;
+}
+
+/* One command written to @fd (from sp_debugfs_open): 0, or -errno. */
+static inline int sp_fd_printf(int fd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static inline int sp_fd_printf(int fd, const char *fmt, ...)
+{
+	char str[256];
+	va_list ap;
+	ssize_t n;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(str, sizeof(str), fmt, ap);
+	va_end(ap);
+	if (len < 0 || (size_t)len >= sizeof(str))
+		return -EINVAL;
+	n = write(fd, str, (size_t)len);
+	if (n < 0)
+		return -errno;
+	return n == len ? 0 : -EIO;
+}
+
 static inline int sp_debugfs_read(const struct sp_dev *d, const char *file,
 				  char *buf, size_t len)
 {

@@ -805,6 +805,7 @@ TEST_F(tensix, wrap_hrtimer_poll)
 struct mux_state {
 	const struct tev *ev[MUX_NR];
 	int fd[MUX_NR];
+	int inject;			/* the device's inject file, opened once */
 	uint64_t amount[MUX_NR];	/* per core and burst */
 	uint64_t injected[MUX_NR];	/* what a never-descheduled event sees */
 	struct sp_count last[MUX_NR];
@@ -815,8 +816,8 @@ static void mux_burst(struct __test_metadata *_metadata,
 		      bool count)
 {
 	for (int i = 0; i < MUX_NR; i++) {
-		INJECT(t, ALL_CORES, TENSIX_BANK_L1, tev_signal(st->ev[i]),
-		       st->amount[i]);
+		ASSERT_EQ(0, tensix_inject_fd(st->inject, ALL_CORES, TENSIX_BANK_L1,
+					      tev_signal(st->ev[i]), st->amount[i]));
 		if (count)
 			st->injected[i] += st->amount[i] * t->cores;
 	}
@@ -862,6 +863,8 @@ TEST_F_TIMEOUT(tensix, l1_multiplexing, 120)
 			n++;
 		}
 	ASSERT_EQ(MUX_NR, n);
+	st.inject = sp_debugfs_open(&t->d, "inject");
+	ASSERT_LE(0, st.inject) TH_LOG("inject: %s", strerror(-st.inject));
 
 	for (int i = 0; i < MUX_NR; i++) {
 		struct perf_event_attr attr;
@@ -890,10 +893,15 @@ TEST_F_TIMEOUT(tensix, l1_multiplexing, 120)
 	 * The periods scale with the measured cost of a burst so that the
 	 * loop keeps its pace on a slow machine.
 	 */
-	t0 = sp_now_ns();
-	mux_burst(_metadata, t, &st, false);	/* events still disabled */
-	mux_read_all(_metadata, &st);
-	cost = sp_now_ns() - t0;
+	/* a burst's cost: the cheapest of 3 (the first one is cold) */
+	cost = UINT64_MAX;
+	for (int i = 0; i < 3; i++) {
+		t0 = sp_now_ns();
+		mux_burst(_metadata, t, &st, false);	/* events still disabled */
+		mux_read_all(_metadata, &st);
+		if (sp_now_ns() - t0 < cost)
+			cost = sp_now_ns() - t0;
+	}
 	period = cost * 2 > 2000000 ? cost * 2 : 2000000;
 	mux_ms = (25 * period + 999999) / 1000000;
 	if (mux_ms < 50)
@@ -960,6 +968,7 @@ TEST_F_TIMEOUT(tensix, l1_multiplexing, 120)
 	}
 	for (int i = 0; i < MUX_NR; i++)
 		close(st.fd[i]);
+	close(st.inject);
 }
 
 /* ---------------------------------------------------------------------
