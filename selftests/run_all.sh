@@ -16,7 +16,9 @@
 # (crash, timeout) counts as 1 failed, and so does one that exits with a
 # failure status although its Totals report no failure. Each test gets
 # $SELFTEST_TIMEOUT seconds (default 120).
-# Each test's line of counts ends with the seconds it took.
+# Each test's line of counts ends with the seconds it took and, where
+# /proc/stat is readable, the CPU seconds the whole system was busy meanwhile
+# (all CPUs added; in a TCG guest this shows how much host CPU a test costs).
 # Last line: "LABEL: N passed, N failed, N skipped"; exit status 1 if any failed.
 
 label=VM load= groups=
@@ -43,6 +45,11 @@ if [ -n "$load" ]; then
 		fi
 	done
 fi
+# busy: the jiffies (USER_HZ) all CPUs spent busy since boot, from /proc/stat.
+busy() {
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat 2>/dev/null
+}
+
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
@@ -78,9 +85,13 @@ for t in $tests; do
 	name=${t#"$dir"/}
 	echo "# ===== $name"
 	t0=$(date +%s)
+	b0=$(busy)
 	timeout "$limit" "$@" >"$out" 2>&1 </dev/null
 	rc=$?
 	secs=$(($(date +%s) - t0))
+	b1=$(busy)
+	cpu=
+	[ -n "$b0" ] && [ -n "$b1" ] && cpu=", busy $(((b1 - b0) / 100)).$(((b1 - b0) % 100 / 10)) s"
 	cat "$out"
 
 	# n Totals lines adding up to p passed, f failed, s skipped
@@ -102,7 +113,7 @@ EOF
 		echo "# ===== $name: exit status $rc without failed tests: 1 failed"
 		f=1
 	fi
-	echo "# ===== $name: $p passed, $f failed, $s skipped ($secs s)"
+	echo "# ===== $name: $p passed, $f failed, $s skipped ($secs s$cpu)"
 	passed=$((passed + p))
 	failed=$((failed + f))
 	skipped=$((skipped + s))

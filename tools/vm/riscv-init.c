@@ -97,13 +97,30 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The seconds all CPUs spent busy since boot (/proc/stat), or -1. */
+static double busy_s(void)
+{
+	unsigned long long v[8] = { 0 };
+	FILE *f = fopen("/proc/stat", "r");
+	int n;
+
+	if (!f)
+		return -1;
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+		   &v[3], &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	if (n != 8)
+		return -1;
+	return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)sysconf(_SC_CLK_TCK);
+}
+
 static void run_test(const char *path, const char *name, int limit)
 {
 	long p = 0, f = 0, s = 0, totals = 0;
 	char buf[4096], line[1024];
 	size_t used = 0;
 	int pipefd[2], status = 0, timed_out = 0;
-	double end = now_s() + limit;
+	double end = now_s() + limit, busy0 = busy_s();
 	pid_t pid;
 
 	printf("# ===== %s\n", name);
@@ -177,8 +194,11 @@ static void run_test(const char *path, const char *name, int limit)
 		printf("# ===== %s: status %#x without failed tests: 1 failed\n", name, status);
 		f = 1;
 	}
-	printf("# ===== %s: %ld passed, %ld failed, %ld skipped (%.0f s)\n", name, p, f, s,
+	printf("# ===== %s: %ld passed, %ld failed, %ld skipped (%.0f s", name, p, f, s,
 	       now_s() - (end - limit));
+	if (busy0 >= 0 && busy_s() >= 0)
+		printf(", busy %.1f s", busy_s() - busy0);
+	printf(")\n");
 	passed += p;
 	failed += f;
 	skipped += s;

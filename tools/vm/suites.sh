@@ -28,12 +28,12 @@ deal() {
 	for ((i = 0; i < n; i++)); do echo "${suite[i]}"; done
 }
 
-# keep_times TIMES LOG...: the "# ===== UNIT: ... (N s)" lines of the logs
+# keep_times TIMES LOG...: the "# ===== UNIT: ... (N s[, ...])" lines of the logs
 # (run_all.sh's and riscv-init's) into TIMES, for the next deal.
 keep_times() {
 	local times=$1
 	shift
 	cat "$@" 2>/dev/null | tr -d '\r' |
-		sed -nE 's/^# ===== ([^ ]+): .* \(([0-9]+) s\)$/\1 \2/p' >"$times.new"
+		sed -nE 's/^# ===== ([^ ]+): .* \(([0-9]+) s(, [^)]*)?\)$/\1 \2/p' >"$times.new"
 	if [[ -s $times.new ]]; then mv "$times.new" "$times"; else rm -f "$times.new"; fi
 }
