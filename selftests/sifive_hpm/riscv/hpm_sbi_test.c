@@ -135,42 +135,61 @@ FIXTURE_VARIANT_ADD(sbi, instructions_sbi_first) {
 	.hpm_cfg = CFG_INSTR, .sbi_cfg = PERF_COUNT_HW_INSTRUCTIONS, .hpm_first = false,
 };
 
+/*
+ * QEMU's cycle and instret counters follow the host clock, also while the
+ * host has the hart's thread off its CPU; prctl() enables the two events
+ * one after the other, so a host preemption between them (a few ms on a
+ * loaded machine) makes them differ by more than 1 %. A round may take 5
+ * tries: a wrong count disagrees every time.
+ */
+#define SAME_WINDOW_TRIES	5
+
 TEST_F(sbi, same_window_agree)
 {
 	struct sp_count h, s;
 	int fh, fs;
 
 	for (int round = 0; round < 3; round++) {
-		if (variant->hpm_first) {
-			fh = open_ev(self->hpm, variant->hpm_cfg, 0, -1, -1, false, false);
-			fs = open_ev(PERF_TYPE_HARDWARE, variant->sbi_cfg, 0, -1, -1, false, false);
-		} else {
-			fs = open_ev(PERF_TYPE_HARDWARE, variant->sbi_cfg, 0, -1, -1, false, false);
-			fh = open_ev(self->hpm, variant->hpm_cfg, 0, -1, -1, false, false);
-		}
-		ASSERT_LE(0, fh) TH_LOG("sifive_hpm: %s", strerror(-fh));
-		ASSERT_LE(0, fs) TH_LOG("riscv_pmu_sbi: %s", strerror(-fs));
-		ASSERT_EQ(0, prctl(PR_TASK_PERF_EVENTS_ENABLE));
-		busy_ns(300000000);
-		ASSERT_EQ(0, prctl(PR_TASK_PERF_EVENTS_DISABLE));
-		ASSERT_EQ(0, sp_read_times(fh, &h));
-		ASSERT_EQ(0, sp_read_times(fs, &s));
-		TH_LOG("round %d: sifive_hpm %llu (running %llu/%llu), riscv_pmu_sbi %llu", round,
-		       (unsigned long long)h.value, (unsigned long long)h.running,
-		       (unsigned long long)h.enabled, (unsigned long long)s.value);
-		/* Neither was multiplexed away: both had a counter all the time */
-		EXPECT_EQ(h.enabled, h.running);
-		EXPECT_EQ(s.enabled, s.running);
-		EXPECT_LT(1000000, h.value);
-		EXPECT_LT(1000000, s.value);
-		EXPECT_GT(GARBAGE, h.value);
-		EXPECT_GT(GARBAGE, s.value);
-		EXPECT_GE(0.01, (h.value > s.value ? (double)(h.value - s.value) : (double)(s.value - h.value)) /
-				(double)s.value)
-			TH_LOG("sifive_hpm %llu vs riscv_pmu_sbi %llu", (unsigned long long)h.value,
+		double diff = 1;
+
+		for (int try = 0; try < SAME_WINDOW_TRIES && diff > 0.01; try++) {
+			if (variant->hpm_first) {
+				fh = open_ev(self->hpm, variant->hpm_cfg, 0, -1, -1, false, false);
+				fs = open_ev(PERF_TYPE_HARDWARE, variant->sbi_cfg, 0, -1, -1,
+					     false, false);
+			} else {
+				fs = open_ev(PERF_TYPE_HARDWARE, variant->sbi_cfg, 0, -1, -1,
+					     false, false);
+				fh = open_ev(self->hpm, variant->hpm_cfg, 0, -1, -1, false, false);
+			}
+			ASSERT_LE(0, fh) TH_LOG("sifive_hpm: %s", strerror(-fh));
+			ASSERT_LE(0, fs) TH_LOG("riscv_pmu_sbi: %s", strerror(-fs));
+			ASSERT_EQ(0, prctl(PR_TASK_PERF_EVENTS_ENABLE));
+			busy_ns(300000000);
+			ASSERT_EQ(0, prctl(PR_TASK_PERF_EVENTS_DISABLE));
+			ASSERT_EQ(0, sp_read_times(fh, &h));
+			ASSERT_EQ(0, sp_read_times(fs, &s));
+			close(fh);
+			close(fs);
+			TH_LOG("round %d try %d: sifive_hpm %llu (running %llu/%llu), riscv_pmu_sbi %llu",
+			       round, try, (unsigned long long)h.value,
+			       (unsigned long long)h.running, (unsigned long long)h.enabled,
 			       (unsigned long long)s.value);
-		close(fh);
-		close(fs);
+			/* Neither was multiplexed away: both had a counter all the time */
+			EXPECT_EQ(h.enabled, h.running);
+			EXPECT_EQ(s.enabled, s.running);
+			EXPECT_LT(1000000, h.value);
+			EXPECT_LT(1000000, s.value);
+			EXPECT_GT(GARBAGE, h.value);
+			EXPECT_GT(GARBAGE, s.value);
+			if (s.value)
+				diff = (h.value > s.value ? (double)(h.value - s.value) :
+					(double)(s.value - h.value)) / (double)s.value;
+		}
+		EXPECT_GE(0.01, diff)
+			TH_LOG("round %d: sifive_hpm %llu vs riscv_pmu_sbi %llu in each of %d tries",
+			       round, (unsigned long long)h.value, (unsigned long long)s.value,
+			       SAME_WINDOW_TRIES);
 	}
 }
 
@@ -193,7 +212,7 @@ TEST_F(sbi, open_close_loop_disturbs_nothing)
 		uint32_t lt = way ? PERF_TYPE_HARDWARE : self->hpm;
 		uint64_t sc = way ? variant->hpm_cfg : variant->sbi_cfg;
 		uint64_t lc = way ? variant->sbi_cfg : variant->hpm_cfg;
-		uint64_t c0, t0, prev, prev_t, c, t;
+		uint64_t c0, t0, prev, prev_t, c, t, tb;
 		double rate;
 		int fs, ft, fl;
 
@@ -202,19 +221,26 @@ TEST_F(sbi, open_close_loop_disturbs_nothing)
 		ft = sp_perf_event_open(&tc, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 		ASSERT_LE(0, ft);
 		busy_ns(200000000);
+		tb = count_of(ft);
 		c0 = count_of(fs);
 		t0 = count_of(ft);
 		ASSERT_LT(0, t0);
 		rate = (double)c0 / (double)t0;
 		ASSERT_LT(0.0, rate) TH_LOG("the steady event did not count");
 		prev = c0;
-		prev_t = t0;
+		prev_t = tb;
 		for (int i = 0; i < 200; i++) {
 			fl = open_ev(lt, lc, 0, -1, -1, true, false);
 			ASSERT_LE(0, fl) TH_LOG("round %d: %s", i, strerror(-fl));
 			busy_ns(1000000);
 			EXPECT_LT(0, count_of(fl)) TH_LOG("round %d: looping event idle", i);
 			close(fl);
+			/*
+			 * The task clock read on both sides of the count: the
+			 * two counts were read within [prev_t, t] even when the
+			 * host stalled the hart between two reads.
+			 */
+			tb = count_of(ft);
 			c = count_of(fs);
 			t = count_of(ft);
 			ASSERT_LT(prev, c) TH_LOG("way %d round %d: %llu after %llu", way, i,
@@ -228,7 +254,7 @@ TEST_F(sbi, open_close_loop_disturbs_nothing)
 				       (unsigned long long)(c - prev),
 				       (unsigned long long)(t - prev_t), rate);
 			prev = c;
-			prev_t = t;
+			prev_t = tb;
 		}
 		c = count_of(fs);
 		t = count_of(ft);
