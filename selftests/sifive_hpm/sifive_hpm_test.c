@@ -575,6 +575,8 @@ static int open_disabled(const struct hpm_dev *h, uint64_t config, uint64_t rf)
 	return sp_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
+#define CYCLES_TRIES	5
+
 TEST_F(hpm, cycles_match_task_clock)
 {
 	const struct hpm_dev *h = &self->h;
@@ -588,7 +590,7 @@ TEST_F(hpm, cycles_match_task_clock)
 	int cyc, instr, tfd;
 	uint64_t task_ns;
 	struct rt c = { 0 };
-	double want, err;
+	double want, err = 1, ierr = 1;
 
 	PIN(hart);
 	RATE(h, hart, "instret", 500);
@@ -600,28 +602,41 @@ TEST_F(hpm, cycles_match_task_clock)
 	ASSERT_LE(0, instr) TH_LOG("instructions: %s", strerror(-instr));
 	ASSERT_LE(0, tfd) TH_LOG("task-clock: %s", strerror(-tfd));
 
-	ASSERT_EQ(0, prctl(PR_TASK_PERF_EVENTS_ENABLE));
-	spin_ms(300);
-	ASSERT_EQ(0, prctl(PR_TASK_PERF_EVENTS_DISABLE));
-
-	ASSERT_EQ(0, read_rt(cyc, &c));
-	task_ns = read_ok(_metadata, tfd);
-	want = (double)task_ns * h->freq_mhz / 1000.0;
-	err = rel_err((double)c.val, want);
-	TH_LOG("cycles %llu, task-clock %llu ns x %u MHz = %.0f: %+.3f%%",
-	       (unsigned long long)c.val, (unsigned long long)task_ns, h->freq_mhz, want,
-	       err * 100);
-	EXPECT_GT(task_ns, 250000000ull);
-	EXPECT_LT(err < 0 ? -err : err, 0.01) TH_LOG("cycles not within 1%% of task-clock");
-	EXPECT_EQ(c.ena, c.run) TH_LOG("cycles did not run all the time");
 	/*
-	 * instret at 500 per 1000 cycles. The two counters are enabled and
-	 * disabled a few microseconds apart (more on a loaded TCG host), so
-	 * the ratio gets the same 1% bound as cycles against task-clock.
+	 * prctl() enables the three events one after the other: a host that
+	 * takes the guest's CPU away for a few ms in between (a loaded TCG
+	 * host) puts them more than 1% apart. A wrong rate is off in each of
+	 * CYCLES_TRIES tries.
 	 */
-	err = rel_err((double)read_ok(_metadata, instr), c.val / 2.0);
-	EXPECT_LT(err < 0 ? -err : err, 0.01) TH_LOG("instructions %+.4f%% off cycles/2",
-						    err * 100);
+	for (int try = 0; try < CYCLES_TRIES; try++) {
+		ASSERT_EQ(0, ioctl(cyc, PERF_EVENT_IOC_RESET, 0));
+		ASSERT_EQ(0, ioctl(instr, PERF_EVENT_IOC_RESET, 0));
+		ASSERT_EQ(0, ioctl(tfd, PERF_EVENT_IOC_RESET, 0));
+		ASSERT_EQ(0, prctl(PR_TASK_PERF_EVENTS_ENABLE));
+		spin_ms(300);
+		ASSERT_EQ(0, prctl(PR_TASK_PERF_EVENTS_DISABLE));
+
+		ASSERT_EQ(0, read_rt(cyc, &c));
+		task_ns = read_ok(_metadata, tfd);
+		want = (double)task_ns * h->freq_mhz / 1000.0;
+		err = rel_err((double)c.val, want);
+		/*
+		 * instret at 500 per 1000 cycles. The two counters are
+		 * enabled and disabled a few microseconds apart (more on a
+		 * loaded TCG host), so the ratio gets the same 1% bound as
+		 * cycles against task-clock.
+		 */
+		ierr = rel_err((double)read_ok(_metadata, instr), c.val / 2.0);
+		TH_LOG("try %d: cycles %llu, task-clock %llu ns x %u MHz = %.0f: %+.3f%%; instructions %+.3f%% off cycles/2",
+		       try, (unsigned long long)c.val, (unsigned long long)task_ns, h->freq_mhz,
+		       want, err * 100, ierr * 100);
+		if ((err < 0 ? -err : err) < 0.01 && (ierr < 0 ? -ierr : ierr) < 0.01)
+			break;
+	}
+	EXPECT_GT(task_ns, 250000000ull);
+	EXPECT_LT((err < 0 ? -err : err), 0.01) TH_LOG("cycles not within 1%% of task-clock");
+	EXPECT_EQ(c.ena, c.run) TH_LOG("cycles did not run all the time");
+	EXPECT_LT((ierr < 0 ? -ierr : ierr), 0.01) TH_LOG("instructions %+.4f%% off cycles/2", ierr * 100);
 	close(cyc);
 	close(instr);
 	close(tfd);
