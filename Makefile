@@ -41,9 +41,9 @@
 #                     security tests, with a summary (tools/vm/fuzz.sh;
 #                     FUZZ_ITERATIONS, FUZZ_SEED, FUZZ_SECONDS, FUZZ_TIMEOUT)
 #   make check        deps + all + perf + sparse + checkpatch + the builds of
-#                     check-riscv, then the host tests and the selftests in VMs
-#                     (VM_JOBS, default 2, suites) at once, then the RISC-V bench
-#                     (tools/vm/check.sh); prints each phase's time, and the last
+#                     check-riscv, then the host tests, the selftests in x86 VMs
+#                     and the RISC-V bench at once (VM_JOBS, default 3, slots;
+#                     tools/vm/check.sh); prints each phase's time, and the last
 #                     line is "N passed, N failed[, N skipped]"
 #   make clean
 #

@@ -3,27 +3,29 @@
 #   - the host tests: `make check` of every tools/<name>/Makefile that has a
 #     check: rule, through selftests/run_all.sh,
 #   - at the same time, the selftests in x86 VMs with every socpmu module
-#     loaded (run_all.sh): the VMs mostly wait (the tests sleep and count),
-#     each keeps at most one host CPU busy;
-#   - then, alone, the RISC-V VM bench (tools/vm/check-riscv.sh --bench;
-#     `make check` has run its builds, --build, before), whose summaries it
-#     lists in .build/riscv-suites (RISCV_VM=0 skips the bench,
-#     CHECK_RISCV=0 all of check-riscv). Its riscv64 guests are slow enough
-#     that its timing tests need the machine to themselves: next to the x86
-#     suites they failed, and made the x86 ones fail too.
+#     loaded (run_all.sh), each VM keeping at most one host CPU busy, and
+#     the RISC-V VM bench (tools/vm/check-riscv.sh --bench; `make check`
+#     has run its builds, --build, before), whose summaries it lists in
+#     .build/riscv-suites (RISCV_VM=0 skips the bench, CHECK_RISCV=0 all of
+#     check-riscv). The tests mostly sleep and count; the timing tests
+#     that compare clocks hold on a loaded host (they failed there once and
+#     were made to).
 # Every job's output is shown when it ends, then the time of every phase
 # and, as the last line, the sum "N passed, N failed" (+ ", N skipped" if
 # any). Fails if a test failed, a VM run went wrong (kernel problem,
 # timeout, no summary), check-riscv failed or no test ran.
 #
-# The x86 VM selftests are split into VM_JOBS suites (default 2), each run
-# by run_all.sh in a VM and work directory of its own (.build/vm-<n>). The
-# unit is a test program (selftests/<group>/<test>); they are dealt out by
-# their run time, longest first, to the suite with the least so far. The
-# run times are those of the last run (.build/test-seconds, kept from the
-# "(N s)" that run_all.sh prints), else TEST_SECONDS below. Each suite's
-# console is kept in .build/vm-<n>/console.log. VM_JOBS=1 runs them all in
-# one VM, in .build/vm.
+# The work is split into VM_JOBS slots (default 3), run at once. The
+# units are the test programs of the x86 VMs (selftests/<group>/<test>) and
+# the RISC-V bench as a whole (riscv/bench); they are dealt out by their
+# run time, longest first, to the slot with the least so far. A slot that
+# got the RISC-V bench runs it first, then its x86 tests in a VM; the
+# others run their x86 tests in a VM of their own, by run_all.sh, in a
+# work directory of their own (.build/vm-<n>). The run times are those of
+# the last run (.build/test-seconds, kept from the "(N s)" that run_all.sh
+# prints and the bench's time), else TEST_SECONDS below. Each suite's
+# console is kept in .build/vm-<n>/console.log. VM_JOBS=1 runs everything
+# one after the other, the x86 tests in one VM, in .build/vm.
 #
 # Environment: VM_TIMEOUT (seconds for each VM run, default 1800), VM_JOBS,
 # PHASE_TIMES (the file tools/vm/phase.sh adds the build phases to), and
@@ -33,7 +35,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 summary='[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped'
-jobs=${VM_JOBS:-2}
+jobs=${VM_JOBS:-3}
 ((jobs >= 1)) || jobs=1
 times=$top/.build/test-seconds
 
@@ -46,7 +48,9 @@ declare -A TEST_SECONDS=(
 	[reliability/atomic_regmap_test]=16 [tensix_perf/tensix_perf_test.sh]=13
 	[esp/esp_api_test]=11 [tensix/tensix_test]=10 [sifive_perf/sifive_perf_tool_test.sh]=10
 	[tensix_card/tensix_card_tool_test.sh]=8 [esp/esp_test]=6 [pmu_events/pmu_events_test.sh]=5
+	[riscv/bench]=110
 )
+RISCV_UNIT=riscv/bench
 # shellcheck source=tools/vm/suites.sh
 . "$here/suites.sh"
 
@@ -116,16 +120,39 @@ run_vm_suite() {
 	echo "$rc" >"$dir/status"
 }
 
-# The x86 VM suites, all at once; their results are read by vm_results.
-suites=()
+# riscv_bench: the RISC-V bench, its output in .build/check-riscv.log, its
+# exit status in .build/check-riscv.status.
+riscv_bench() {
+	local rc=0
+	timed "RISC-V bench" "$here/check-riscv.sh" --bench >"$top/.build/check-riscv.log" 2>&1 ||
+		rc=$?
+	echo "$rc" >"$top/.build/check-riscv.status"
+}
+
+# run_slot N UNITS: the RISC-V bench if it is one of UNITS, then the x86
+# tests of UNITS (x86[N-1]) in VM suite N.
+run_slot() {
+	[[ " $2 " != *" $RISCV_UNIT "* ]] || riscv_bench
+	[[ -z ${x86[$1 - 1]} ]] || run_vm_suite "$1" "${x86[$1 - 1]}"
+}
+
+# Every slot at once; the results are read by vm_results and riscv_results.
+suites=() x86=()
 vm_tests() {
-	local units=() i pids=()
+	local units=() i pids=() u
 	mapfile -t units < <(vm_units)
+	((!riscv)) || units+=("$RISCV_UNIT")
 	((${#units[@]})) || return 0
 	((jobs <= ${#units[@]})) || jobs=${#units[@]}
 	mapfile -t suites < <(deal "$jobs" "$times" 10 "${units[@]}")
 	for ((i = 0; i < jobs; i++)); do
-		run_vm_suite "$((i + 1))" "${suites[i]}" &
+		x86[i]=
+		for u in ${suites[i]}; do
+			[[ $u == "$RISCV_UNIT" ]] || x86[i]+="${x86[i]:+ }$u"
+		done
+	done
+	for ((i = 0; i < jobs; i++)); do
+		run_slot "$((i + 1))" "${suites[i]}" &
 		pids[i]=$!
 	done
 	for ((i = 0; i < jobs; i++)); do wait "${pids[i]}" || true; done
@@ -138,11 +165,12 @@ vm_results() {
 		problems+=("VM: no selftests built (make selftests)")
 		return
 	fi
-	echo "### selftests in ${#suites[@]} x86 VM(s)"
+	echo "### selftests in x86 VMs"
 	for i in "${!suites[@]}"; do
+		[[ -n ${x86[i]} ]] || continue
 		n=$((i + 1))
 		dir=$(suite_dir "$n")
-		echo "### VM suite $n (${suites[i]}): console"
+		echo "### VM suite $n (${x86[i]}): console"
 		tr -d '\r' <"$dir/console.log" 2>/dev/null || true
 		grep -E '^run-vm' "$dir/suite.out" || true
 		rc=$(cat "$dir/status" 2>/dev/null || echo 125)
@@ -150,15 +178,21 @@ vm_results() {
 		if [[ -n $line ]]; then
 			add "$line"
 		else
-			problems+=("VM suite $n (${suites[i]}): no summary line from run_all.sh")
+			problems+=("VM suite $n (${x86[i]}): no summary line from run_all.sh")
 		fi
 		if ((rc == 124 || rc == 125)); then
 			problems+=("VM suite $n: run-vm.sh failed with status $rc (kernel problem, timeout or set-up; see above)")
 		fi
 	done
 	logs=()
-	for i in "${!suites[@]}"; do logs+=("$(suite_dir $((i + 1)))/console.log"); done
+	for i in "${!suites[@]}"; do
+		[[ -z ${x86[i]} ]] || logs+=("$(suite_dir $((i + 1)))/console.log")
+	done
 	keep_times "$times" "${logs[@]}"
+	if [[ -s $top/.build/check-phases/RISC-V_bench && -f $times ]]; then
+		printf '%s %.0f\n' "$RISCV_UNIT" "$(cat "$top/.build/check-phases/RISC-V_bench")" \
+			>>"$times"
+	fi
 }
 
 # check-riscv's results: its summaries (.build/riscv-suites lists them).
@@ -180,14 +214,15 @@ riscv_results() {
 	done <"$top/.build/riscv-suites"
 }
 
-# The host tests and the x86 suites at once (the host tests' output is
-# kept and shown afterwards), then the RISC-V bench alone.
+# The host tests and the slots at once (the host tests' output is kept and
+# shown afterwards).
 rm -rf "$top/.build/check-phases"
 mkdir -p "$top/.build/check-phases"
+rm -f "$top/.build/check-riscv.status"
 riscv=${CHECK_RISCV:-1}
 timed "host tests" host_tests >"$top/.build/host-tests.log" 2>&1 &
 host_pid=$!
-echo "### $jobs x86 VM suites and the host tests at once"
+echo "### $jobs slots (x86 VM suites, the RISC-V bench) and the host tests at once"
 timed "VM selftests" vm_tests
 vm_results
 
@@ -197,13 +232,7 @@ cat "$top/.build/host-tests.log"
 line=$(grep -E "^host: $summary\$" "$top/.build/host-tests.log" | tail -n 1) || true
 if [[ -n $line ]]; then add "$line"; else problems+=("host tests: no summary line"); fi
 
-if ((riscv)); then
-	echo "### the RISC-V VM bench"
-	rc=0
-	timed "RISC-V bench" "$here/check-riscv.sh" --bench >"$top/.build/check-riscv.log" 2>&1 ||
-		rc=$?
-	riscv_results "$rc"
-fi
+((!riscv)) || riscv_results "$(cat "$top/.build/check-riscv.status" 2>/dev/null || echo 125)"
 ((passed + failed + skipped)) || problems+=("no test ran")
 
 echo "### phase times"
@@ -214,7 +243,7 @@ phase "VM selftests"
 phase "host tests"
 ((riscv)) && phase "RISC-V bench"
 for p in "${phases[@]}"; do printf '#   %-28s %7s s\n' "${p% *}" "${p##* }"; done
-echo "#   (the VM selftests and the host tests ran at the same time)"
+echo "#   (the host tests ran during the VM selftests, which include the RISC-V bench)"
 
 for p in "${problems[@]}"; do echo "check: FAILED: $p" >&2; done
 result="$passed passed, $failed failed"
