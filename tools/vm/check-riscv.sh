@@ -11,9 +11,9 @@
 # .build/riscv-vm-<test>/summary; .build/riscv-suites lists them for
 # tools/vm/check.sh to add to `make check`'s total. RISCV_VM=0 skips the
 # bench. --build stops before the bench (after building what it needs),
-# --bench only runs it: `make check` builds first and runs the bench after
-# the other tests, so that neither a first run's kernel builds nor the
-# bench's guests slow the other tests down.
+# --bench only runs it: `make check` builds first, so that a first run's
+# kernel builds do not slow the tests down, then runs the bench next to the
+# x86 VM suites.
 #
 # Two riscv64 kernel build trees are prepared from Debian's
 # /usr/src/linux-source-6.12.tar.xz (extracted once) in $CACHE/riscv/:
