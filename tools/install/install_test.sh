@@ -8,7 +8,12 @@
 #                          `pkg-config --cflags --libs` against D links
 #  2 dkms_build            dkms add + build of dkms.conf (own dkms and source
 #                          trees) for the kernel headers of `make deps`:
-#                          every module listed is built
+#                          every module listed is built. The trees are at a
+#                          fixed place (.build/dkms-test, emptied first) and
+#                          the compiler goes through ccache (.build/ccache)
+#                          if it is there, so that a run whose sources did
+#                          not change replays the compiles: 3 s instead of
+#                          16 s (29 CPU seconds)
 #  3 vm_session_readme     `tools/vm/run-vm.sh --interactive` (make shell)
 #                          with README's snippets typed in: perf counts on
 #                          core 2, a Blackhole device is created, the inject
@@ -65,20 +70,29 @@ result make_install_destdir $st
 
 # 2
 st=0
-src=$tmp/src ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
+dkt=$top/.build/dkms-test
+src=$dkt/src ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
 if ! command -v dkms >/dev/null; then
 	echo "dkms is not installed (make deps installs it)" | diag; st=1
 else
+	rm -rf "$dkt"
 	make -s -C "$top" install-dkms-src DESTDIR="$src" >/dev/null
-	dk=(--dkmstree "$tmp/dkms" --sourcetree "$src/usr/src")
-	mkdir -p "$tmp/dkms"
+	dk=(--dkmstree "$dkt/dkms" --sourcetree "$src/usr/src")
+	mkdir -p "$dkt/dkms"
+	cc=()
+	if [[ -d /usr/lib/ccache ]]; then
+		# the copies are new: their times must not keep ccache from the
+		# direct mode
+		cc=(env "PATH=/usr/lib/ccache:$PATH" "CCACHE_DIR=$top/.build/ccache"
+		    CCACHE_SLOPPINESS=include_file_mtime,include_file_ctime)
+	fi
 	if ! dkms add -m socpmu -v "$ver" "${dk[@]}" >"$tmp/dkms.log" 2>&1 ||
-	   ! dkms build -m socpmu -v "$ver" -k "$kver" \
+	   ! "${cc[@]}" dkms build -m socpmu -v "$ver" -k "$kver" \
 		--kernelsourcedir "/usr/src/linux-headers-$kver" "${dk[@]}" >>"$tmp/dkms.log" 2>&1; then
 		tail -30 "$tmp/dkms.log" | diag; st=1
 	fi
 	for m in $modules; do
-		compgen -G "$tmp/dkms/socpmu/$ver/$kver/*/module/$m.ko*" >/dev/null ||
+		compgen -G "$dkt/dkms/socpmu/$ver/$kver/*/module/$m.ko*" >/dev/null ||
 			{ echo "dkms built no $m.ko" | diag; st=1; }
 	done
 fi

@@ -66,7 +66,7 @@ resolve() {
 	missing=()
 	for p in "linux-headers-$kver" qemu-system-x86 busybox-static linux-perf libpfm4-dev \
 		sparse "linux-source-$SERIES" gcc libc6-dev make xz-utils cpio kmod \
-		flex bison libelf-dev patch python3-docutils dkms; do
+		flex bison libelf-dev patch python3-docutils dkms ccache; do
 		installed "$p" || missing+=("$p")
 	done
 	[[ -f $CACHE/linux-image-$kver/boot/vmlinuz-$kver ]] && need_image= || need_image=1
