@@ -24,7 +24,6 @@ kver=$("$top/tools/vm/kver.sh")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 modules=$(sed -n 's/^BUILT_MODULE_NAME\[[0-9]*\]="\(.*\)"/\1/p' "$top/dkms.conf")
-nmod=$(wc -w <<<"$modules")
 n=0 pass=0 fail=0
 
 result() {
