@@ -790,14 +790,8 @@ known_workload() {
 	# busy host takes from the VM between the banks' reads stay well under
 	# the bounds.
 	for mux in 0 1 all; do
-		opt="--l1mux $mux"
-		[ $mux = all ] && opt=
-		# shellcheck disable=SC2086 # opt is two words or none
-		"$TP" stat --pmu "$3" $opt -x, -o "$TMP/known_$1.out" \
-			--csv-metrics "$TMP/known_$1_$mux.csv" -- sleep 2 \
-			2> "$TMP/known_$1.err" || { show "$TMP/known_$1.err"; st=1; }
+		known_pass "$1" "$3" $mux || st=1
 	done
-	echo off > "$SIMDBG/$2/workload"
 	# a metric from the pinned pass that counted its inputs; the two that need
 	# both rings at once exist only in the multiplexed pass, checked there
 	awk -F, 'FNR == 1 { f++; next }
@@ -807,8 +801,27 @@ known_workload() {
 		"$TMP/known_$1_0.csv" "$TMP/known_$1_1.csv" "$TMP/known_$1_all.csv" \
 		> "$TMP/known_$1.csv"
 	check_known "$1" "$TMP/known_$1.csv" pinned 1 "noc_txn_per_cycle noc_est_bytes_per_cycle" || st=1
-	check_known "$1" "$TMP/known_$1_all.csv" multiplexed 5 || st=1
+	# The multiplexed pass may take a second run: a host that stalls the
+	# VM as a rotation starts a group puts a pass off (see check_known);
+	# an error of the scaling is off every time.
+	if ! check_known "$1" "$TMP/known_$1_all.csv" multiplexed 5; then
+		echo "# $1: the multiplexed pass again"
+		{ known_pass "$1" "$3" all &&
+		  check_known "$1" "$TMP/known_$1_all.csv" multiplexed 5; } || st=1
+	fi
+	echo off > "$SIMDBG/$2/workload"
 	return $st
+}
+
+# known_pass ARCH PMU MUX: tensix-perf stat of 2 s of the workload, with L1
+# mux group MUX pinned or (all) multiplexed, its metrics in known_ARCH_MUX.csv
+known_pass() {
+	opt="--l1mux $3"
+	[ "$3" = all ] && opt=
+	# shellcheck disable=SC2086 # opt is two words or none
+	"$TP" stat --pmu "$2" $opt -x, -o "$TMP/known_$1.out" \
+		--csv-metrics "$TMP/known_$1_$3.csv" -- sleep 2 \
+		2> "$TMP/known_$1.err" || { show "$TMP/known_$1.err"; return 1; }
 }
 
 # check_known ARCH CSV WHAT PCT [SKIP]: every metric of list --metrics (but the
