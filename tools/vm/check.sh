@@ -39,16 +39,16 @@ jobs=${VM_JOBS:-3}
 ((jobs >= 1)) || jobs=1
 times=$top/.build/test-seconds
 
-# Usual seconds per test in the VM (2-core TCG host), to balance the suites
+# Usual seconds per test in the VM with the other slots running (2-core TCG
+# host), and of the whole RISC-V bench, to balance the slots
 # on a first run; a test not listed counts as 10.
 declare -A TEST_SECONDS=(
-	[reliability/stress_test]=45 [perf_record/perf_record_test]=42
-	[reliability/socpmu_fuzz]=35 [sifive_hpm/sifive_hpm_test]=23
-	[pulp/pulp_test]=20 [reliability/module_test]=20 [tensix_card/tensix_card_test]=18
-	[reliability/atomic_regmap_test]=16 [tensix_perf/tensix_perf_test.sh]=13
-	[esp/esp_api_test]=11 [tensix/tensix_test]=10 [sifive_perf/sifive_perf_tool_test.sh]=10
-	[tensix_card/tensix_card_tool_test.sh]=8 [esp/esp_test]=6 [pmu_events/pmu_events_test.sh]=5
-	[riscv/bench]=110
+	[reliability/stress_test]=55 [perf_record/perf_record_test]=55
+	[pulp/pulp_test]=29 [reliability/module_test]=25 [tensix_perf/tensix_perf_test.sh]=23
+	[sifive_hpm/sifive_hpm_test]=20 [reliability/socpmu_fuzz]=20 [tensix_card/tensix_card_test]=17
+	[tensix/tensix_test]=12 [sifive_perf/sifive_perf_tool_test.sh]=12 [esp/esp_api_test]=11
+	[tensix_card/tensix_card_tool_test.sh]=8 [esp/esp_test]=7 [pmu_events/pmu_events_test.sh]=5
+	[riscv/bench]=120
 )
 RISCV_UNIT=riscv/bench
 # shellcheck source=tools/vm/suites.sh
