@@ -15,7 +15,7 @@
 # any). Fails if a test failed, a VM run went wrong (kernel problem,
 # timeout, no summary), check-riscv failed or no test ran.
 #
-# The work is split into VM_JOBS slots (default 3), run at once. The
+# The work is split into VM_JOBS slots (default 4), run at once. The
 # units are the test programs of the x86 VMs (selftests/<group>/<test>) and
 # the RISC-V bench as a whole (riscv/bench); they are dealt out by their
 # run time, longest first, to the slot with the least so far. A slot that
@@ -35,7 +35,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 summary='[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped'
-jobs=${VM_JOBS:-3}
+jobs=${VM_JOBS:-4}
 ((jobs >= 1)) || jobs=1
 times=$top/.build/test-seconds
 
