@@ -102,12 +102,24 @@ st=0
 snips=$(awk '/^Useful next steps inside your own VM session/ { on = 1; next }
 	     on && /^```sh$/ { code = 1; next } code && /^```$/ { exit } code' "$top/README.md")
 [[ $(wc -l <<<"$snips") -ge 3 ]] || { echo "README snippets not found" | diag; st=1; }
-# The console drops what is typed before the shell reads it: a comment first
+# The console drops what is typed before the shell reads it (the shell's line
+# editor flushes the input when it starts on a line, and a loaded machine runs
+# the commands slowly): each line is typed once the shell has prompted for it
+# ("/ # ", counted in the log), the first is a comment.
+prompted() {
+	for ((i = 0; i < 1200; i++)); do
+		(($(tr -d '\r' <"$tmp/vm.log" 2>/dev/null | grep -o '/ # ' | wc -l) >= $1)) && break
+		sleep 0.1
+	done
+	sleep 0.3
+}
 {
-	sleep 1
-	printf '%s\n' '################################################################'
-	printf '%s\n' "$snips"
-	printf '%s\n' 'echo SNIPPETS-DONE $?' 'exit'
+	n=0
+	while IFS= read -r l; do
+		prompted $((++n))
+		printf '%s\n' "$l"
+	done < <(printf '%s\n' '################################################################' \
+		 "$snips" 'echo SNIPPETS-DONE $?' 'exit')
 } | timeout 300 "$top/tools/vm/run-vm.sh" --interactive --dir "$tmp/vm" >"$tmp/vm.log" 2>&1 ||
 	{ echo "run-vm --interactive failed" | diag; st=1; }
 tr -d '\r' <"$tmp/vm.log" >"$tmp/vm.txt"
