@@ -83,7 +83,7 @@ else
 		# the copies are new: their times must not keep ccache from the
 		# direct mode
 		cc=(env "PATH=/usr/lib/ccache:$PATH" "CCACHE_DIR=$top/.build/ccache"
-		    CCACHE_SLOPPINESS=include_file_mtime,include_file_ctime)
+		    "CCACHE_SLOPPINESS=include_file_mtime,include_file_ctime")
 	fi
 	if ! dkms add -m socpmu -v "$ver" "${dk[@]}" >"$tmp/dkms.log" 2>&1 ||
 	   ! "${cc[@]}" dkms build -m socpmu -v "$ver" -k "$kver" \
