@@ -14,7 +14,7 @@ deal() {
 	shift 3
 	for u in "$@"; do secs[$u]=${TEST_SECONDS[$u]:-$def}; done
 	if [[ -f $times ]]; then
-		while read -r u s; do
+		while read -r u s _; do
 			[[ -n ${secs[$u]:-} ]] && secs[$u]=$s
 		done <"$times"
 	fi
