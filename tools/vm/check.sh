@@ -189,7 +189,9 @@ vm_results() {
 		[[ -z ${x86[i]} ]] || logs+=("$(suite_dir $((i + 1)))/console.log")
 	done
 	keep_times "$times" "${logs[@]}"
-	if [[ -s $top/.build/check-phases/RISC-V_bench && -f $times ]]; then
+	# the bench's time, if it ran through (a failed one stops early)
+	if [[ -s $top/.build/check-phases/RISC-V_bench && -f $times &&
+	      $(cat "$top/.build/check-riscv.status" 2>/dev/null) == 0 ]]; then
 		printf '%s %.0f\n' "$RISCV_UNIT" "$(cat "$top/.build/check-phases/RISC-V_bench")" \
 			>>"$times"
 	fi
