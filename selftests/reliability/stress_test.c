@@ -730,8 +730,13 @@ TEST_F_TIMEOUT(rel, removal_during_destroy, 3600)
 		if (c.close_ns < min_close)
 			min_close = c.close_ns;
 	}
-	/* The window was there: every close() spent the ~60 ms in ->destroy */
-	EXPECT_LE(50000000, min_close) TH_LOG("a close() took %llu us",
+	/*
+	 * The window was there: every close() spent the ~60 ms in ->destroy.
+	 * 40 ms: on a loaded host the guest's TSC calibration can be off (the
+	 * kernel logs "tsc: Unable to calibrate against PIT"), so that its
+	 * clock measured 48.5 ms for the 60 ms sleep.
+	 */
+	EXPECT_LE(40000000, min_close) TH_LOG("a close() took %llu us",
 					     (unsigned long long)min_close / 1000);
 	/* The dead PMUs go away once perf let go of them */
 	for (size_t t = 0; t < ARRAY_SIZE(rm_types); t++) {
