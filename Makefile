@@ -41,9 +41,10 @@
 #                     security tests, with a summary (tools/vm/fuzz.sh;
 #                     FUZZ_ITERATIONS, FUZZ_SEED, FUZZ_SECONDS, FUZZ_TIMEOUT)
 #   make check        deps + all + perf + sparse + checkpatch + the builds of
-#                     check-riscv, then the host tests, the selftests in x86 VMs
-#                     and the RISC-V bench at once (VM_JOBS, default 4, slots;
-#                     tools/vm/check.sh); prints each phase's time, and the last
+#                     check-riscv, then the host tests and the selftests in x86
+#                     VMs (VM_JOBS, default 3, suites) at once, then the RISC-V
+#                     bench (tools/vm/check.sh; RISCV_ALONGSIDE=1 runs it with
+#                     them); prints each phase's time, and the last
 #                     line is "N passed, N failed[, N skipped]"
 #   make clean
 #
