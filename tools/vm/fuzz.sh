@@ -22,7 +22,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 iterations=${FUZZ_ITERATIONS:-1000000}
 args="-n $iterations"
-[[ -z ${FUZZ_SEED:-} ]] || args+=" -s $FUZZ_SEED"
+args+=" -s ${FUZZ_SEED:-random}"
 [[ -z ${FUZZ_SECONDS:-} ]] || args+=" -t $FUZZ_SECONDS"
 
 # The guest's shell: load the modules, run each program, keep its Totals.
