@@ -938,6 +938,22 @@ static inline int sp_mod_unload(const char *name)
 	return syscall(__NR_delete_module, name, O_NONBLOCK) ? -errno : 0;
 }
 
+/*
+ * sp_mod_unload() again every 50 ms until it works or @ms have passed (the
+ * last references of closed events go after an RCU grace period, a pin at
+ * its next check): 0 or the last error.
+ */
+static inline int sp_mod_unload_wait(const char *name, int ms)
+{
+	int ret = sp_mod_unload(name);
+
+	for (int t = 0; ret && t < ms; t += 50) {
+		sp_sleep_ms(50);
+		ret = sp_mod_unload(name);
+	}
+	return ret;
+}
+
 /* Loads every module that is not loaded yet: 0 or the first error. */
 static inline int sp_mod_load_all(const struct sp_mod *mods, int n)
 {

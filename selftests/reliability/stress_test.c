@@ -800,10 +800,8 @@ TEST_F_TIMEOUT(rel, software_sibling_outlives_leader, 100)
 	ret = sp_mod_unload("tensix_pmu");
 	EXPECT_NE(0, ret) TH_LOG("tensix_pmu unloaded under the sibling");
 	close(sib);
-	for (int i = 0; i < 50 && ret; i++) {
-		sp_sleep_ms(50);
-		ret = sp_mod_unload("tensix_pmu");
-	}
+	if (ret)
+		ret = sp_mod_unload_wait("tensix_pmu", 2500);
 	EXPECT_EQ(0, ret) TH_LOG("tensix_pmu still busy: %s", strerror(-ret));
 	if (!ret)
 		ASSERT_EQ(0, mod_load("tensix_pmu"));

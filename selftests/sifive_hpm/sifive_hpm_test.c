@@ -1380,10 +1380,8 @@ TEST_F(hpm, software_sibling_outlives_leader)
 	ret = sp_mod_unload("sifive_hpm");
 	EXPECT_NE(0, ret) TH_LOG("sifive_hpm unloaded under the sibling");
 	close(sib);
-	for (int i = 0; i < 50 && ret; i++) {
-		sp_sleep_ms(50);
-		ret = sp_mod_unload("sifive_hpm");
-	}
+	if (ret)
+		ret = sp_mod_unload_wait("sifive_hpm", 2500);
 	EXPECT_EQ(0, ret) TH_LOG("sifive_hpm still busy: %s", strerror(-ret));
 	sp_module_load("sifive_hpm");
 	EXPECT_TRUE(sp_module_loaded("sifive_hpm"));

@@ -120,7 +120,7 @@ static void run_test(const char *path, const char *name, int limit)
 	char buf[4096], line[1024];
 	size_t used = 0;
 	int pipefd[2], status = 0, timed_out = 0;
-	double end = now_s() + limit, busy0 = busy_s();
+	double end = now_s() + limit, busy0 = busy_s(), busy1;
 	pid_t pid;
 
 	printf("# ===== %s\n", name);
@@ -196,8 +196,9 @@ static void run_test(const char *path, const char *name, int limit)
 	}
 	printf("# ===== %s: %ld passed, %ld failed, %ld skipped (%.0f s", name, p, f, s,
 	       now_s() - (end - limit));
-	if (busy0 >= 0 && busy_s() >= 0)
-		printf(", busy %.1f s", busy_s() - busy0);
+	busy1 = busy_s();
+	if (busy0 >= 0 && busy1 >= 0)
+		printf(", busy %.1f s", busy1 - busy0);
 	printf(")\n");
 	passed += p;
 	failed += f;
