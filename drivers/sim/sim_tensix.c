@@ -495,40 +495,74 @@ static int tensix_sim_reg_write(void *model, unsigned int reg, unsigned int val)
 	return 0;
 }
 
-/* debugfs "inject": "<core|all> <bank> <id> <n>" */
+/* One parsed "inject" command */
+struct tensix_sim_inject {
+	unsigned int first, end, id;
+	int bank;
+	u64 n;
+};
+
+#define TENSIX_SIM_INJECT_MAX	16	/* commands in one write */
+
+/* Parse "<core|all> <bank> <id> <n>" into @in; 0 or -EINVAL */
+static int tensix_sim_inject_parse(const struct tensix_sim *ts, char *cmd,
+				   struct tensix_sim_inject *in)
+{
+	char *w[4];
+
+	if (socpmu_sim_split(cmd, w, 4) ||
+	    socpmu_sim_parse_units("core", w[0], ts->ncores, &in->first, &in->end))
+		return -EINVAL;
+	in->bank = match_string(tensix_bank_names, TENSIX_NR_BANKS, w[1]);
+	if (in->bank < 0) {
+		pr_debug("unknown bank %s\n", w[1]);
+		return -EINVAL;
+	}
+	if (socpmu_sim_parse_uint("id", w[2], 0, TENSIX_NR_SEL - 1, &in->id) ||
+	    socpmu_sim_parse_u64("n", w[3], &in->n))
+		return -EINVAL;
+	if (in->bank == TENSIX_BANK_L1 && (in->id & ~TENSIX_SEL_GRANT) >= ts->nsignals) {
+		pr_debug("no L1 signal %u (%u per request/grant)\n", in->id, ts->nsignals);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * debugfs "inject": "<core|all> <bank> <id> <n>", or several such commands
+ * separated by ';', all parsed first (one bad command: nothing is applied)
+ * and then applied at once, under the model's lock: no register access
+ * comes in between.
+ */
 static ssize_t tensix_sim_inject_write(struct file *file, const char __user *ubuf,
 				       size_t count, loff_t *ppos)
 {
 	char *cmd __free(kfree) = socpmu_sim_get_cmd(ubuf, count);
+	struct tensix_sim_inject in[TENSIX_SIM_INJECT_MAX];
 	struct tensix_sim *ts = file->private_data;
-	unsigned int first, end, id, c;
+	unsigned int k, nr = 0, c;
 	unsigned long flags;
-	char *w[4];
-	u64 n;
-	int b;
+	char *rest, *one;
 
 	if (IS_ERR(cmd))
 		return PTR_ERR(cmd);
-	if (socpmu_sim_split(cmd, w, 4) || socpmu_sim_parse_units("core", w[0], ts->ncores, &first, &end))
-		return -EINVAL;
-	b = match_string(tensix_bank_names, TENSIX_NR_BANKS, w[1]);
-	if (b < 0) {
-		pr_debug("unknown bank %s\n", w[1]);
-		return -EINVAL;
-	}
-	if (socpmu_sim_parse_uint("id", w[2], 0, TENSIX_NR_SEL - 1, &id) ||
-	    socpmu_sim_parse_u64("n", w[3], &n))
-		return -EINVAL;
-	if (b == TENSIX_BANK_L1 && (id & ~TENSIX_SEL_GRANT) >= ts->nsignals) {
-		pr_debug("no L1 signal %u (%u per request/grant)\n", id, ts->nsignals);
-		return -EINVAL;
+	rest = cmd;
+	while ((one = strsep(&rest, ";"))) {
+		if (nr == TENSIX_SIM_INJECT_MAX) {
+			pr_debug("more than %d commands\n", TENSIX_SIM_INJECT_MAX);
+			return -EINVAL;
+		}
+		if (tensix_sim_inject_parse(ts, one, &in[nr++]))
+			return -EINVAL;
 	}
 
 	raw_spin_lock_irqsave(&ts->lock, flags);
 	tensix_sim_sync(ts);
-	for (c = first; c < end; c++)
-		if (ts->core[c].bank[b].running)
-			tensix_sim_count(ts, &ts->core[c].bank[b], b, id, n);
+	for (k = 0; k < nr; k++)
+		for (c = in[k].first; c < in[k].end; c++)
+			if (ts->core[c].bank[in[k].bank].running)
+				tensix_sim_count(ts, &ts->core[c].bank[in[k].bank], in[k].bank,
+						 in[k].id, in[k].n);
 	raw_spin_unlock_irqrestore(&ts->lock, flags);
 	return count;
 }

@@ -143,16 +143,6 @@ static inline int tensix_inject(const struct tensix_dev *t, int core,
 				 tensix_bank_names[bank], id, n);
 }
 
-/* tensix_inject() through @fd, the device's "inject" from sp_debugfs_open() */
-static inline int tensix_inject_fd(int fd, int core, unsigned int bank, unsigned int id,
-				   uint64_t n)
-{
-	char c[16];
-
-	sp_unit_str(c, sizeof(c), core);
-	return sp_fd_printf(fd, "%s %s %u %" PRIu64, c, tensix_bank_names[bank], id, n);
-}
-
 /* debugfs advance "<core|all> <cycles>" */
 static inline int tensix_advance(const struct tensix_dev *t, int core,
 				 uint64_t cycles)

@@ -816,12 +816,18 @@ static void mux_burst(struct __test_metadata *_metadata,
 		      const struct tensix_dev *t, struct mux_state *st,
 		      bool count)
 {
+	char cmd[256];
+	int len = 0;
+
+	/* one write of 16 commands, applied at once (a cheaper burst) */
 	for (int i = 0; i < MUX_NR; i++) {
-		ASSERT_EQ(0, tensix_inject_fd(st->inject, ALL_CORES, TENSIX_BANK_L1,
-					      tev_signal(st->ev[i]), st->amount[i]));
+		len += snprintf(cmd + len, sizeof(cmd) - len, "%sall l1 %u %llu", i ? ";" : "",
+				tev_signal(st->ev[i]), (unsigned long long)st->amount[i]);
+		ASSERT_GT((int)sizeof(cmd), len);
 		if (count)
 			st->injected[i] += st->amount[i] * t->cores;
 	}
+	ASSERT_EQ(0, sp_fd_printf(st->inject, "%s", cmd));
 }
 
 /*
@@ -1581,6 +1587,23 @@ TEST_F(tensix, sim_interface)
 	INJECT(&self->extra, 63, TENSIX_BANK_FPU, 0, 64);
 	INJECT(&self->extra, 62, TENSIX_BANK_FPU, 0, 1);
 	EXPECT_COUNT(fd, 64, "core 63 of 64");
+
+	/*
+	 * Several commands in one write: all applied, or none when one is
+	 * bad (here the last, after two good ones), or when there are more
+	 * than 16
+	 */
+	EXPECT_EQ(0, sp_debugfs_printf(&self->extra.d, "inject",
+				       "63 fpu 0 100; 62 fpu 0 7;63 fpu 0 1000"));
+	EXPECT_COUNT(fd, 1164, "a batch of 3");
+	EXPECT_EQ(-EINVAL, sp_debugfs_printf(&self->extra.d, "inject",
+					     "63 fpu 0 5;63 fpu 0 5;63 fpu 512 5"));
+	EXPECT_EQ(-EINVAL, sp_debugfs_printf(&self->extra.d, "inject", "63 fpu 0 5;"));
+	spec[0] = '\0';
+	for (int i = 0; i < 17; i++)
+		strcat(spec, i ? ";63 fpu 0 1" : "63 fpu 0 1");
+	EXPECT_EQ(-EINVAL, sp_debugfs_printf(&self->extra.d, "inject", "%s", spec));
+	EXPECT_COUNT(fd, 1164, "after the refused batches");
 	close(fd);
 	ASSERT_EQ(0, tensix_dev_delete(&self->extra));
 	ret = tensix_dev_create(&self->extra, bad, 1, variant->arch);
