@@ -853,13 +853,92 @@ static void mux_read_all(struct __test_metadata *_metadata,
 	}
 }
 
-TEST_F_TIMEOUT(tensix, l1_multiplexing, 120)
+/* Open the 16 events, disabled, with fresh counts and times */
+static void mux_open(struct __test_metadata *_metadata, const struct tensix_dev *t,
+		     struct mux_state *st)
+{
+	for (int i = 0; i < MUX_NR; i++) {
+		struct perf_event_attr attr;
+
+		sp_attr_init(&attr, &t->d, cfg_tev(st->ev[i]), 0);
+		attr.read_format = SP_FORMAT_TIMES;
+		attr.disabled = 1;
+		st->fd[i] = sp_perf_event_open(&attr, -1, t->d.cpu, -1, 0);
+		ASSERT_LE(0, st->fd[i]) TH_LOG("%s: %s", st->ev[i]->name,
+					       strerror(-st->fd[i]));
+		st->amount[i] = i + 1;
+		st->injected[i] = 0;
+		memset(&st->last[i], 0, sizeof(st->last[i]));
+	}
+}
+
+static void mux_close(struct mux_state *st)
+{
+	for (int i = 0; i < MUX_NR; i++)
+		close(st->fd[i]);
+}
+
+/*
+ * One measured run: bursts every @period ns for @duration ns with the
+ * events enabled. Checks what must always hold and returns the number of
+ * events whose scaled count is further than MUX_TOL_PCT from what was
+ * injected (logged when @log).
+ */
+static int mux_run(struct __test_metadata *_metadata, const struct tensix_dev *t,
+		   struct mux_state *st, uint64_t period, uint64_t duration, bool log)
+{
+	uint64_t t0, next, bursts = 0;
+	int off = 0;
+
+	ASSERT_EQ(0, prctl(PR_TASK_PERF_EVENTS_ENABLE, 0, 0, 0, 0));
+	t0 = sp_now_ns();
+	next = t0;
+	while (sp_now_ns() - t0 < duration) {
+		sp_sleep_until(next);
+		mux_burst(_metadata, t, st, true);
+		if (++bursts % 8 == 0)
+			mux_read_all(_metadata, st);
+		next += period;
+		if (next < sp_now_ns())	/* late: keep the spacing, no burst-ups */
+			next = sp_now_ns();
+	}
+	ASSERT_EQ(0, prctl(PR_TASK_PERF_EVENTS_DISABLE, 0, 0, 0, 0));
+	mux_read_all(_metadata, st);
+
+	for (int i = 0; i < MUX_NR; i++) {
+		const struct sp_count *v = &st->last[i];
+		long double scaled, want = st->injected[i];
+
+		if (log)
+			TH_LOG("%-22s mux%u raw %10llu run/ena %5.1f%% injected %llu",
+			       st->ev[i]->name, st->ev[i]->mux,
+			       (unsigned long long)v->value,
+			       v->enabled ? 100.0 * v->running / v->enabled : 0.0,
+			       (unsigned long long)st->injected[i]);
+		/* mux 0 and mux 1 cannot be on at once: all are multiplexed */
+		EXPECT_LT(0ull, v->running) TH_LOG("%s never scheduled",
+						st->ev[i]->name);
+		EXPECT_LT(v->running, v->enabled) TH_LOG("%s not multiplexed",
+							 st->ev[i]->name);
+		if (!v->running)
+			continue;
+		scaled = (long double)v->value * v->enabled / v->running;
+		if ((scaled > want ? scaled - want : want - scaled) > want * MUX_TOL_PCT / 100) {
+			TH_LOG("%s mux%u: scaled %.0Lf, injected %.0Lf", st->ev[i]->name,
+			       st->ev[i]->mux, scaled, want);
+			off++;
+		}
+	}
+	return off;
+}
+
+TEST_F_TIMEOUT(tensix, l1_multiplexing, 180)
 {
 	const struct tensix_dev *t = &self->dev;
 	struct mux_state st = { 0 };
-	uint64_t t0, cost, period, mux_ms, duration, next, bursts = 0;
+	uint64_t t0, cost, period, mux_ms, duration;
 	struct tev mux_ev[MUX_NR];
-	int n = 0;
+	int n = 0, off = 0, run;
 
 	/* every mux group the arch wires takes part (Blackhole: 0-4) */
 	for (unsigned int id = 0; id < TENSIX_L1_IDS_PER_MUX && n < MUX_NR; id++)
@@ -872,36 +951,30 @@ TEST_F_TIMEOUT(tensix, l1_multiplexing, 120)
 	ASSERT_EQ(MUX_NR, n);
 	st.inject = sp_debugfs_open(&t->d, "inject");
 	ASSERT_LE(0, st.inject) TH_LOG("inject: %s", strerror(-st.inject));
-
-	for (int i = 0; i < MUX_NR; i++) {
-		struct perf_event_attr attr;
-
-		sp_attr_init(&attr, &t->d, cfg_tev(st.ev[i]), 0);
-		attr.read_format = SP_FORMAT_TIMES;
-		attr.disabled = 1;
-		st.fd[i] = sp_perf_event_open(&attr, -1, t->d.cpu, -1, 0);
-		ASSERT_LE(0, st.fd[i]) TH_LOG("%s: %s", st.ev[i]->name,
-					      strerror(-st.fd[i]));
-		st.amount[i] = i + 1;
-	}
+	mux_open(_metadata, t, &st);
 
 	/*
-	 * Pacing. A burst (16 injects) every `period`, perf rotating the
-	 * events every `mux_ms`. An event is on the PMU during stretches
-	 * that start and end at rotation ticks (or at enable/disable), so
-	 * each stretch is about mux_ms long and, with evenly spaced bursts,
-	 * holds stretch/period bursts give or take one. Over k stretches of
-	 * total running time R the raw count is (R/period +- k) bursts, and
-	 * the scaled count raw * enabled/running is off by at most
-	 * k * period / R ~= period / mux_ms (plus two partial stretches).
-	 * With mux_ms >= 16 periods that is <= 6%. What remains of
-	 * MUX_TOL_PCT (25%) is for timer and scheduling jitter of a TCG VM,
-	 * above all the host taking the guest's CPU away for a few ms on a
-	 * loaded machine, which leaves a stretch without its bursts: the
-	 * MUX_TICKS ticks give every event about 5 stretches to average
-	 * that over (with 40, an event's scaled count was seen 30% off on a
-	 * busy host). The periods scale with the measured cost of a burst
-	 * so that the loop keeps its pace on a slow machine.
+	 * Pacing. A burst (16 injects, one write) every `period`, perf
+	 * rotating the events every `mux_ms`. An event is on the PMU during
+	 * stretches that start and end at rotation ticks (or at enable/
+	 * disable), so each stretch is about mux_ms long and, with evenly
+	 * spaced bursts, holds stretch/period bursts give or take one. Over
+	 * k stretches of total running time R the raw count is (R/period +-
+	 * k) bursts, and the scaled count raw * enabled/running is off by at
+	 * most k * period / R ~= period / mux_ms (plus two partial
+	 * stretches). With mux_ms >= 16 periods that is <= 6%. What remains
+	 * of MUX_TOL_PCT (25%) is for timer and scheduling jitter of a TCG
+	 * VM. The MUX_TICKS ticks give every event about 5 stretches to
+	 * average it over. The periods scale with the measured cost of a
+	 * burst so that the loop keeps its pace on a slow machine.
+	 *
+	 * What no tolerance covers is a host so loaded that it takes the
+	 * guest's CPU away for tens of ms at a time while the guest's clock
+	 * goes on: a stretch then passes without its bursts (seen: 36% off
+	 * with 5 VMs on 2 host CPUs). So a run with an event off bound is
+	 * made again, at most twice, with fresh events; what must always
+	 * hold (monotonic, whole injections, scheduled, multiplexed) is
+	 * checked in every run.
 	 */
 	/* a burst's cost: the cheapest of 3 (the first one is cold) */
 	cost = UINT64_MAX;
@@ -934,45 +1007,18 @@ TEST_F_TIMEOUT(tensix, l1_multiplexing, 120)
 	ASSERT_EQ(0, sp_pmu_write_u64(&t->d, "perf_event_mux_interval_ms",
 				      mux_ms));
 
-	ASSERT_EQ(0, prctl(PR_TASK_PERF_EVENTS_ENABLE, 0, 0, 0, 0));
-	t0 = sp_now_ns();
-	next = t0;
-	while (sp_now_ns() - t0 < duration) {
-		sp_sleep_until(next);
-		mux_burst(_metadata, t, &st, true);
-		if (++bursts % 8 == 0)
-			mux_read_all(_metadata, &st);
-		next += period;
-		if (next < sp_now_ns())	/* late: keep the spacing, no burst-ups */
-			next = sp_now_ns();
+	for (run = 1; run <= 3; run++) {
+		if (run > 1) {
+			TH_LOG("run %d: %d events off bound in run %d", run, off, run - 1);
+			mux_close(&st);
+			mux_open(_metadata, t, &st);
+		}
+		off = mux_run(_metadata, t, &st, period, duration, run == 1);
+		if (!off)
+			break;
 	}
-	ASSERT_EQ(0, prctl(PR_TASK_PERF_EVENTS_DISABLE, 0, 0, 0, 0));
-	mux_read_all(_metadata, &st);
-
-	for (int i = 0; i < MUX_NR; i++) {
-		const struct sp_count *v = &st.last[i];
-		long double scaled, want = st.injected[i];
-
-		TH_LOG("%-22s mux%u raw %10llu run/ena %5.1f%% injected %llu",
-		       st.ev[i]->name, st.ev[i]->mux,
-		       (unsigned long long)v->value,
-		       v->enabled ? 100.0 * v->running / v->enabled : 0.0,
-		       (unsigned long long)st.injected[i]);
-		/* mux 0 and mux 1 cannot be on at once: all are multiplexed */
-		EXPECT_LT(0ull, v->running) TH_LOG("%s never scheduled",
-						st.ev[i]->name);
-		EXPECT_LT(v->running, v->enabled) TH_LOG("%s not multiplexed",
-							 st.ev[i]->name);
-		if (!v->running)
-			continue;
-		scaled = (long double)v->value * v->enabled / v->running;
-		EXPECT_GE(want * MUX_TOL_PCT / 100,
-			  scaled > want ? scaled - want : want - scaled)
-			TH_LOG("%s: scaled %.0Lf, injected %.0Lf",
-			       st.ev[i]->name, scaled, want);
-	}
-	for (int i = 0; i < MUX_NR; i++)
-		close(st.fd[i]);
+	EXPECT_EQ(0, off) TH_LOG("scaled counts off bound in 3 runs");
+	mux_close(&st);
 	close(st.inject);
 }
 
