@@ -57,7 +57,13 @@ GRACE=60
 # Console: ttyS0. loglevel=5 keeps boot chatter off the console but still
 # shows warnings, oopses and hung tasks. panic=-1 + -no-reboot: a panic ends
 # qemu at once. Hung tasks are reported after 30 s instead of 120 s.
+# rcupdate.rcu_expedited=1: synchronize_rcu() and friends take expedited
+# grace periods, as they wait on every module unload, PMU and device
+# removal: reliability/module_test's 50 unload/load cycles take 4 s
+# instead of 19 s. Only how long a grace period lasts changes, not what
+# RCU guarantees.
 CMDLINE="console=ttyS0 panic=-1 printk.time=1 loglevel=5 sysctl.kernel.hung_task_timeout_secs=30"
+CMDLINE+=" rcupdate.rcu_expedited=1"
 
 usage() {
 	sed -n '3,15s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
