@@ -617,14 +617,14 @@ TEST_F(pulp, wrap_hrtimer_poll)
 	int fd_all, fd_core;
 	uint64_t val;
 
-	ASSERT_EQ(0, sp_pmu_write(&p->d, "poll_interval_us", "100000"));
+	ASSERT_EQ(0, sp_pmu_write(&p->d, "poll_interval_us", "10000"));
 	ASSERT_EQ(0, sp_pmu_read_u64(&p->d, "poll_interval_us", &val));
-	EXPECT_EQ(100000ull, val);
+	EXPECT_EQ(10000ull, val);
 	fd_all = OPEN_OK(p, cfg_ev(1), ALL);
 	fd_core = OPEN_OK(p, cfg_ev(1), 0);
 	for (int i = 0; i < 4; i++) {
 		INJECT(p, ALL, "instr", chunk);
-		sp_sleep_ms(350);	/* >= 3 poll periods */
+		sp_sleep_ms(50);	/* >= 5 poll periods */
 	}
 	EXPECT_COUNT(fd_all, 4 * chunk * n, "all cores");
 	EXPECT_COUNT(fd_core, 4 * chunk, "core 0");
