@@ -41,11 +41,12 @@
 #                     security tests, with a summary (tools/vm/fuzz.sh;
 #                     FUZZ_ITERATIONS, FUZZ_SEED, FUZZ_SECONDS, FUZZ_TIMEOUT)
 #   make check        deps + all + perf + sparse + checkpatch + the builds of
-#                     check-riscv, then the host tests and the selftests in x86
-#                     VMs (VM_JOBS, default 3, suites) at once, then the RISC-V
-#                     bench (tools/vm/check.sh; RISCV_ALONGSIDE=1 runs it with
-#                     them); prints each phase's time, and the last
-#                     line is "N passed, N failed[, N skipped]"
+#                     check-riscv, then at once the host tests, the selftests
+#                     in x86 VMs and the RISC-V bench, dealt to VM_JOBS
+#                     (default 3) slots (tools/vm/check.sh; RISCV_ALONGSIDE=0
+#                     runs the bench after the x86 suites); prints each
+#                     phase's time, and the last line is
+#                     "N passed, N failed[, N skipped]"
 #   make clean
 #
 # Variables: CACHE (default /var/cache/socpmu), KVER (default: the newest

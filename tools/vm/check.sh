@@ -3,43 +3,42 @@
 #   - the host tests: `make check` of every tools/<name>/Makefile that has a
 #     check: rule, through selftests/run_all.sh,
 #   - at the same time, the selftests in x86 VMs with every socpmu module
-#     loaded (run_all.sh), each VM keeping at most one host CPU busy;
-#   - then, alone, the RISC-V VM bench (tools/vm/check-riscv.sh --bench;
-#     `make check` has run its builds, --build, before), whose summaries it
-#     lists in .build/riscv-suites (RISCV_VM=0 skips the bench,
-#     CHECK_RISCV=0 all of check-riscv).
+#     loaded (run_all.sh), each VM keeping at most one host CPU busy,
+#   - and the RISC-V VM bench (tools/vm/check-riscv.sh --bench; `make check`
+#     has run its builds, --build, before), whose summaries it lists in
+#     .build/riscv-suites (RISCV_VM=0 skips the bench, CHECK_RISCV=0 all of
+#     check-riscv).
 # Every job's output is shown when it ends, then the time of every phase
 # and, as the last line, the sum "N passed, N failed" (+ ", N skipped" if
 # any). Fails if a test failed, a VM run went wrong (kernel problem,
 # timeout, no summary), check-riscv failed or no test ran.
 #
-# The x86 test programs (selftests/<group>/<test>) are dealt out by their
-# run time, longest first, to VM_JOBS suites (default 3), each run at once
-# by run_all.sh in a VM and work directory of its own (.build/vm-<n>); then
-# the RISC-V bench runs alone. The run times are those of the last run
-# (.build/test-seconds, kept from the "(N s)" that run_all.sh prints), else
-# TEST_SECONDS below. Each suite's console is kept in .build/vm-<n>/console.log;
-# VM_JOBS=1 runs them all in one VM, in .build/vm.
+# The x86 test programs (selftests/<group>/<test>) and the RISC-V bench
+# (one unit, riscv/bench) are dealt out by their run time, longest first,
+# to VM_JOBS slots (default 3), which run at once, each in a VM and work
+# directory of its own (.build/vm-<n>); a slot that got the bench runs it
+# first, then its x86 tests. The run times are those of the last run
+# (.build/test-seconds, kept from the "(N s)" that run_all.sh prints and the
+# bench's time), else TEST_SECONDS below: the bench, the longest unit,
+# usually gets a slot of its own. Each suite's console is kept in
+# .build/vm-<n>/console.log; VM_JOBS=1 runs them all in one VM, in .build/vm.
 #
-# RISCV_ALONGSIDE=1 runs the RISC-V bench next to the x86 suites instead:
-# it is one more unit of the deal (riscv/bench), and VM_JOBS (then default
-# 4) slots run at once; a slot that got the bench runs it first, then its
-# x86 tests. That takes 147-171 s warm instead of about 205 s, but with
-# 4-5 VMs on 2 CPUs some tests still fail now and then (the multiplexed
-# pass of tensix_perf's known_workload, 6-15 % off: Tensix group starts are
-# not atomic; clocks of guests whose TSC calibration failed), so it is not
-# the default.
+# On this 2-CPU machine that takes 103-110 s warm: the bench (63 s alone)
+# takes about 90 s next to two x86 suites and the host tests, which is
+# about what the x86 tests take in two slots. RISCV_ALONGSIDE=0 runs the
+# bench alone after the x86 suites instead (the schedule before: about
+# 150 s).
 #
 # Environment: VM_TIMEOUT (seconds for each VM run, default 1800), VM_JOBS,
-# PHASE_TIMES (the file tools/vm/phase.sh adds the build phases to), and
-# KVER, CACHE as for run-vm.sh.
+# RISCV_ALONGSIDE (default 1), PHASE_TIMES (the file tools/vm/phase.sh adds
+# the build phases to), and KVER, CACHE as for run-vm.sh.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 summary='[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped'
-alongside=${RISCV_ALONGSIDE:-0}
-if ((alongside)); then jobs=${VM_JOBS:-4}; else jobs=${VM_JOBS:-3}; fi
+alongside=${RISCV_ALONGSIDE:-1}
+jobs=${VM_JOBS:-3}
 ((jobs >= 1)) || jobs=1
 times=$top/.build/test-seconds
 
@@ -47,12 +46,15 @@ times=$top/.build/test-seconds
 # host), and of the whole RISC-V bench, to balance the slots
 # on a first run; a test not listed counts as 10.
 declare -A TEST_SECONDS=(
-	[reliability/stress_test]=55 [perf_record/perf_record_test]=55
-	[pulp/pulp_test]=29 [reliability/module_test]=25 [tensix_perf/tensix_perf_test.sh]=23
-	[sifive_hpm/sifive_hpm_test]=20 [reliability/socpmu_fuzz]=20 [tensix_card/tensix_card_test]=17
-	[tensix/tensix_test]=12 [sifive_perf/sifive_perf_tool_test.sh]=12 [esp/esp_api_test]=11
-	[tensix_card/tensix_card_tool_test.sh]=8 [esp/esp_test]=7 [pmu_events/pmu_events_test.sh]=5
-	[riscv/bench]=120
+	[reliability/stress_test]=34 [perf_record/perf_record_test]=31
+	[tensix_perf/tensix_perf_test.sh]=20 [tensix_card/tensix_card_test]=15
+	[tensix/tensix_test]=11 [pulp/pulp_test]=11 [sifive_perf/sifive_perf_tool_test.sh]=10
+	[esp/esp_api_test]=10 [sifive_hpm/sifive_hpm_test]=8 [reliability/socpmu_fuzz]=7
+	[esp/esp_test]=5 [reliability/module_test]=4 [pmu_events/pmu_events_test.sh]=4
+	[tensix_card/tensix_card_tool_test.sh]=2 [sifive_perf/sifive_perf_test]=2
+	[reliability/security_test]=1 [reliability/refusal_log_test.sh]=1
+	[sifive_trace/sifive_trace_test]=1 [reliability/atomic_regmap_test]=1
+	[riscv/bench]=90
 )
 RISCV_UNIT=riscv/bench
 # shellcheck source=tools/vm/suites.sh
