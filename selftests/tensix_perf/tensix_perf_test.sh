@@ -814,14 +814,26 @@ known_workload() {
 }
 
 # known_pass ARCH PMU MUX: tensix-perf stat of 2 s of the workload, with L1
-# mux group MUX pinned or (all) multiplexed, its metrics in known_ARCH_MUX.csv
+# mux group MUX pinned or (all) multiplexed, its metrics in known_ARCH_MUX.csv.
+# The multiplexed pass rotates every 50 ms instead of perf's 4 ms: each
+# rotation reads a group's members one after the other, and a host that
+# takes the VM's CPU away in between (for up to a ms: guest time goes on)
+# skews the L1 counts against their cycles by that much of a rotation (seen:
+# 13 % low at 4 ms with five VMs on two CPUs). The workload's rates are
+# constant, so the scaling itself is checked as well either way.
 known_pass() {
-	opt="--l1mux $3"
-	[ "$3" = all ] && opt=
+	opt="--l1mux $3" mux_file=$BUS/$2/perf_event_mux_interval_ms mux_was=
+	if [ "$3" = all ]; then
+		opt=
+		mux_was=$(cat "$mux_file") && echo 50 > "$mux_file" || return 1
+	fi
+	rc=0
 	# shellcheck disable=SC2086 # opt is two words or none
 	"$TP" stat --pmu "$2" $opt -x, -o "$TMP/known_$1.out" \
 		--csv-metrics "$TMP/known_$1_$3.csv" -- sleep 2 \
-		2> "$TMP/known_$1.err" || { show "$TMP/known_$1.err"; return 1; }
+		2> "$TMP/known_$1.err" || { show "$TMP/known_$1.err"; rc=1; }
+	[ -z "$mux_was" ] || echo "$mux_was" > "$mux_file"
+	return $rc
 }
 
 # check_known ARCH CSV WHAT PCT [SKIP]: every metric of list --metrics (but the
@@ -853,8 +865,11 @@ check_known() {
 			lim = kind[k] == "fraction" ? P / 100 : P / 100 * a
 			if (d > lim + 1e-9) { printf "# %s: got %s, want %.6f\n", k, g, w; bad++ }
 			else ok++
+			# the worst, in % of the bound (kept to show the margin)
+			if (lim > 0 && d / lim > worst) { worst = d / lim; wk = k }
 		}
-		print "# " ok " metrics within " P " % of their closed form"
+		printf "# %d metrics within %s %% of their closed form (worst: %s at %.0f %% of the bound)\n",
+		       ok, P, wk, 100 * worst
 		exit bad ? 1 : 0
 	}' "$TMP/fractions" FS=' ' "$TMP/known_$1.want" FS=, "$2" > "$TMP/known_$1_$3.diag" ||
 		st2=1
