@@ -118,6 +118,7 @@ struct fev {
 	bool uncore;
 	bool aux;
 	bool task;		/* in a task's context (a pid target) */
+	bool swctx;		/* of a perf_sw_context PMU: not ours, or our AUX one */
 	bool group_fmt;		/* read_format has PERF_FORMAT_GROUP */
 	uint64_t read_format;
 	uint64_t last;		/* last value read, for the monotonic oracle */
@@ -635,10 +636,13 @@ static void op_open(struct worker *w)
 	 * context: the one case that pins a driver module for good (see
 	 * socpmu_pin_if_shared(); hpm.software_sibling_outlives_leader tests
 	 * it), which would leave the modules of the tests after this one
-	 * pinned too.
+	 * pinned too. "Software" is perf's software context: software events
+	 * and tracepoints, and sifive_trace, an AUX PMU that registers there
+	 * (seed 0x39e894af8c7547e0 grouped it under a per-task sifive_hpm
+	 * event and closed the leader first).
 	 */
 	if (leader && leader->task && pid != -1 && !(flags & PERF_FLAG_PID_CGROUP) &&
-	    leader->socpmu != (p != NULL))
+	    leader->swctx != (!p || p->aux))
 		group_fd = -1;
 
 	fd = (int)syscall(__NR_perf_event_open, uptr, pid, cpu, group_fd, flags);
@@ -692,6 +696,7 @@ static void op_open(struct worker *w)
 		.uncore = p && p->uncore,
 		.aux = p && p->aux,
 		.task = pid != -1 && !(flags & PERF_FLAG_PID_CGROUP),
+		.swctx = !p || p->aux,
 		.group_fmt = attr->read_format & PERF_FORMAT_GROUP,
 		.read_format = attr->read_format,
 	};
@@ -1064,7 +1069,8 @@ static void op_fork(struct worker *w, bool exec)
 		if (p && p->uncore)
 			violation("%s accepted a per-task event on pid %d", p->name, pid);
 		e = &w->fds[w->nfds++];
-		*e = (struct fev){ .fd = fd, .socpmu = p != NULL, .task = true };
+		*e = (struct fev){ .fd = fd, .socpmu = p != NULL, .task = true,
+				   .swctx = !p || p->aux };
 	}
 	if (write(pipefd[1], &c, 1) < 0)
 		ksft_print_msg("fork: pipe write failed\n");
