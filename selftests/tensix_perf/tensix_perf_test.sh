@@ -914,13 +914,23 @@ echo "matmul fpu=80 unpack=60 pack=40" > $SIMDBG/$DEV/workload || exit 9
 "$TP" stat --pmu "$PMU" -I 100 -e fpu_instruction,sfpu_instruction -o "$TMP/compact.txt" \
 	-- sleep 0.55 2> "$TMP/compact.err" || { show "$TMP/compact.err"; st=1; }
 echo off > $SIMDBG/$DEV/workload
+# fpu_utilization is 0.8: on average over the intervals within 1 %, each
+# interval within 2.5 %. An interval's counter and its cycles are two reads:
+# a host that stalls the VM between them (guest time goes on) moves up to
+# a ms of counts into the next interval (seen: 0.8088 then 0.7911 under
+# three busy VMs; silicon takes microseconds), which the mean undoes.
 awk -v err=0 '
 	/^#/ { next }
 	NF != 3 { print "# bad line: " $0; err = 1; next }
-	{ n[$2]++; if ($2 == "fpu_utilization" && ($3 + 0 < 0.792 || $3 + 0 > 0.808)) {
-		print "# fpu_utilization " $3; err = 1 } }
+	{ n[$2]++ }
+	$2 == "fpu_utilization" {
+		sum += $3
+		if ($3 + 0 < 0.78 || $3 + 0 > 0.82) { print "# fpu_utilization " $3; err = 1 }
+	}
 	END {
 		if (n["fpu_utilization"] < 4) { print "# " n["fpu_utilization"] " intervals"; err = 1 }
+		else if (sum / n["fpu_utilization"] < 0.792 || sum / n["fpu_utilization"] > 0.808) {
+			print "# fpu_utilization: mean " sum / n["fpu_utilization"]; err = 1 }
 		for (k in n) if (n[k] != n["fpu_utilization"]) { print "# " k ": " n[k] " lines"; err = 1 }
 		if (!("sfpu_utilization" in n) || ("thread0_stall_rate" in n)) {
 			print "# the counted metrics are not the ones printed"; err = 1 }
