@@ -903,31 +903,41 @@ TEST_F_TIMEOUT(rel, event_state_in_event, 600)
 	close_all(fds, STATE_EVENTS);
 	close(open_fpu(&self->d, 0));
 
-	ours = kmalloc_objs(_metadata, fds, STATE_EVENTS, open_fpu, &self->d, top, sizeof(top));
-	/* Exact with the state inline: 1000 per core, 4 cores */
-	ASSERT_EQ(0, inject(&self->d, -1, e_fpu, 1000));
-	EXPECT_EQ(4000, read_ok(_metadata, fds[0]));
-	EXPECT_EQ(1000, read_ok(_metadata, fds[2]));
-	close_all(fds, STATE_EVENTS);
 	/*
 	 * Twice, the smaller counts: what the system allocates meanwhile
 	 * comes and goes (180 kmalloc-8 objects in one snapshot, freed by the
-	 * next), what an event allocates is there each time.
+	 * next), what an event allocates is there each time. SLUB's counts
+	 * move by a few hundred objects either way now and then (kmalloc-8
+	 * -364 objects across the software events' snapshots, with the x86
+	 * VM's expedited RCU grace periods), so a round over the bound is made
+	 * again, twice at most: state allocated per event adds its objects
+	 * to every round.
 	 */
-	ours2 = kmalloc_objs(_metadata, fds, STATE_EVENTS, open_fpu, &self->d, top2,
-			     sizeof(top2));
-	close_all(fds, STATE_EVENTS);
-	soft = kmalloc_objs(_metadata, fds, STATE_EVENTS, open_sw, &self->d, top_sw,
-			    sizeof(top_sw));
-	close_all(fds, STATE_EVENTS);
-	ksft_print_msg("%d events: %ld and %ld kmalloc objects for socpmu ones (slabs grew: %s; %s), %ld for software ones (%s)\n",
-		       STATE_EVENTS, ours, ours2, top, top2, soft, top_sw);
-	if (ours2 < ours)
-		ours = ours2;
-	/* The same noise can make the software count negative: 0 then */
-	if (soft < 0)
-		soft = 0;
-	/* Noise on a busy host: ~0.25 per event seen; 2 per event before */
+	for (int round = 1; round <= 3; round++) {
+		ours = kmalloc_objs(_metadata, fds, STATE_EVENTS, open_fpu, &self->d, top,
+				    sizeof(top));
+		/* Exact with the state inline: 1000 per core, 4 cores */
+		ASSERT_EQ(0, inject(&self->d, -1, e_fpu, 1000));
+		EXPECT_EQ(4000, read_ok(_metadata, fds[0]));
+		EXPECT_EQ(1000, read_ok(_metadata, fds[2]));
+		close_all(fds, STATE_EVENTS);
+		ours2 = kmalloc_objs(_metadata, fds, STATE_EVENTS, open_fpu, &self->d, top2,
+				     sizeof(top2));
+		close_all(fds, STATE_EVENTS);
+		soft = kmalloc_objs(_metadata, fds, STATE_EVENTS, open_sw, &self->d, top_sw,
+				    sizeof(top_sw));
+		close_all(fds, STATE_EVENTS);
+		ksft_print_msg("round %d, %d events: %ld and %ld kmalloc objects for socpmu ones (slabs grew: %s; %s), %ld for software ones (%s)\n",
+			       round, STATE_EVENTS, ours, ours2, top, top2, soft, top_sw);
+		if (ours2 < ours)
+			ours = ours2;
+		/* The same noise can make the software count negative: 0 then */
+		if (soft < 0)
+			soft = 0;
+		/* Noise on a busy host: ~0.25 per event seen; 2 per event before */
+		if (ours <= soft + STATE_EVENTS / 2)
+			break;
+	}
 	EXPECT_LE(ours, soft + STATE_EVENTS / 2)
 		TH_LOG("%ld kmalloc objects for %d socpmu events, %ld for software events",
 		       ours, STATE_EVENTS, soft);
