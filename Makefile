@@ -16,7 +16,10 @@
 #   make tools        every tools/<name>/Makefile
 #   make selftests    selftests/<group>/*.c -> .build/selftests/<group>/
 #   make sparse       sparse (C=2) over every module source; fails on any
-#                     sparse warning in our files
+#                     sparse warning in our files; skipped, with the last
+#                     output shown, when none of its inputs changed (the
+#                     sources, Kbuild, this Makefile, the kernel headers'
+#                     path and sparse's version; CACHED=0 runs it)
 #   make run          deps + all, then the demo (tools/vm/demo.sh) in the VM
 #   make shell        deps + all, then a shell in the VM on this terminal: every
 #                     module loaded, a simulated device of every type
@@ -80,7 +83,7 @@ export CACHE
 
 need-kdir = $(if $(wildcard $(KDIR)/Makefile),,$(error no kernel headers in '$(KDIR)': run 'make deps' as root))
 
-.PHONY: all deps modules tools selftests shell install install-modules install-dkms-src stage sparse checkpatch run bench check check-riscv perf fuzz clean
+.PHONY: all deps modules tools selftests shell install install-modules install-dkms-src stage sparse sparse-run checkpatch run bench check check-riscv perf fuzz clean
 
 all: modules tools selftests stage
 
@@ -130,9 +133,15 @@ install-dkms-src:
 
 # Sparse reports without failing the build: keep its output and fail on any
 # warning or error located in our tree.
+# Runs again only when its inputs changed (tools/vm/cached.sh).
 sparse:
 	$(need-kdir)
 	@mkdir -p $(BUILD)
+	@tools/vm/cached.sh sparse "drivers include Kbuild Makefile" \
+		$(MAKE) --no-print-directory sparse-run KDIR=$(KDIR) \
+		SPARSE_VERSION="$$(sparse --version 2>&1)"
+
+sparse-run:
 	$(KBUILD) C=2 modules 2>&1 | tee $(BUILD)/sparse.log
 	@if grep -E '^$(CURDIR)/[^:]+:[0-9]+:[0-9]+: (warning|error):' $(BUILD)/sparse.log >/dev/null; then \
 		echo "sparse: warnings in socpmu sources (see above or $(BUILD)/sparse.log)" >&2; \
