@@ -23,9 +23,9 @@
 # usually gets a slot of its own. Each suite's console is kept in
 # .build/vm-<n>/console.log; VM_JOBS=1 runs them all in one VM, in .build/vm.
 #
-# On this 2-CPU machine that takes 103-110 s warm: the bench (63 s alone)
-# takes about 90 s next to two x86 suites and the host tests, which is
-# about what the x86 tests take in two slots. RISCV_ALONGSIDE=0 runs the
+# On this 2-CPU machine that takes about 113 s warm (107-135 s seen): the
+# bench (66 s alone) takes 90-120 s next to two x86 suites and the host
+# tests, which is about what the x86 tests take in two slots. RISCV_ALONGSIDE=0 runs the
 # bench alone after the x86 suites instead (the schedule before: about
 # 150 s).
 #
