@@ -465,32 +465,48 @@ static inline bool sp_sim_probe_refused(const glob_t *before, const glob_t *afte
 	return any;
 }
 
+/*
+ * Creates the simulated device "@type name=@name @params" into @d (name and
+ * alive set, no PMU looked for: e.g. trace devices, which feed their
+ * module's one sifive_trace PMU): 0 or -errno. sp_dev_delete() removes it.
+ */
+static inline int sp_dev_new(struct sp_dev *d, const char *type, const char *name,
+			     const char *params)
+{
+	char spec[512];
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	snprintf(spec, sizeof(spec), "%s name=%s %s", type, name, params ? params : "");
+	ret = sp_sim_new_device(spec);
+	if (!ret)
+		d->alive = true;
+	return ret;
+}
+
 static inline int sp_dev_create(struct sp_dev *d, const char *type, const char *name,
 				const char *params, const char *prefix)
 {
 	static char before[SP_MAX_PMUS][SP_NAME_LEN], after[SP_MAX_PMUS][SP_NAME_LEN];
 	static ino_t ino_before[SP_MAX_PMUS];
-	char spec[512], buf[256];
+	char buf[256];
 	glob_t children;
 	int nb, na, ret, ncpus;
 	uint64_t ptype;
 
-	memset(d, 0, sizeof(*d));
-	snprintf(d->name, sizeof(d->name), "%s", name);
 	nb = sp_list_pmus(prefix, before, SP_MAX_PMUS);
 	if (nb < 0)
 		nb = 0;
 	for (int i = 0; i < nb; i++)
 		ino_before[i] = sp_pmu_ino(before[i]);
-	snprintf(spec, sizeof(spec), "%s name=%s %s", type, name, params ? params : "");
 	if (sp_sim_children(&children))
 		return -ENOMEM;
-	ret = sp_sim_new_device(spec);
+	ret = sp_dev_new(d, type, name, params);
 	if (ret) {
 		globfree(&children);
 		return ret;
 	}
-	d->alive = true;
 
 	/*
 	 * Wait up to 5 s for the PMU (probing may be deferred), unless the

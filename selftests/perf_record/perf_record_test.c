@@ -583,11 +583,9 @@ FIXTURE_SETUP(perf_record)
 	if (!strstr(line, "+socpmu"))
 		SKIP(return, "%s: not the perf of `make perf`", line);
 
-	snprintf(self->dev.name, sizeof(self->dev.name), "perf_record_%d", getpid());
-	snprintf(line, sizeof(line), "trace name=%s", self->dev.name);
-	ret = sp_sim_new_device(line);
-	ASSERT_EQ(0, ret) TH_LOG("new_device %s: %s", line, strerror(-ret));
-	self->dev.alive = true;
+	snprintf(line, sizeof(line), "perf_record_%d", getpid());
+	ret = sp_dev_new(&self->dev, "trace", line, "");
+	ASSERT_EQ(0, ret) TH_LOG("new_device trace name=%s: %s", line, strerror(-ret));
 	for (int i = 0; i < 100 && encoder_src(1) < 0; i++)
 		usleep(10000);
 	ASSERT_LE(0, encoder_src(0));

@@ -400,16 +400,10 @@ TEST_F_TIMEOUT(rel, device_removal, 3600)
 				 * Trace devices feed the module's one sifive_trace
 				 * PMU: there is no PMU of their own to wait for
 				 */
-				char spec[128];
-
-				memset(d, 0, sizeof(*d));
-				snprintf(spec, sizeof(spec), "trace name=%s", name);
-				if (sp_sim_new_device(spec)) {
+				if (sp_dev_new(d, "trace", name, "")) {
 					free(p);
 					continue;
 				}
-				d->alive = true;
-				snprintf(d->name, sizeof(d->name), "%s", name);
 				snprintf(d->pmu, sizeof(d->pmu), "sifive_trace");
 			} else if (sp_dev_create(d, types[t], name, NULL, "")) {
 				sp_dev_delete(d);

@@ -79,16 +79,13 @@ static inline int st_encoders(int *cpus, int max, unsigned int *srcbits)
 /* Create "trace name=st_test_<pid> <spec>" and wait for its @harts encoders */
 static inline int st_dev_create(struct sp_dev *d, const char *spec, int harts)
 {
-	char line[256];
+	char name[SP_NAME_LEN];
 	int cpus[64], i, ret;
 
-	memset(d, 0, sizeof(*d));
-	snprintf(d->name, sizeof(d->name), "st_test_%d", getpid());
-	snprintf(line, sizeof(line), "trace name=%s %s", d->name, spec);
-	ret = sp_sim_new_device(line);
+	snprintf(name, sizeof(name), "st_test_%d", getpid());
+	ret = sp_dev_new(d, "trace", name, spec);
 	if (ret)
 		return ret;
-	d->alive = true;
 	for (i = 0; i < 100; i++) {
 		if (st_encoders(cpus, 64, NULL) >= harts)
 			return 0;
