@@ -131,16 +131,18 @@ install-dkms-src:
 	mkdir -p $(DESTDIR)/usr/src/socpmu-$(VERSION)
 	cp -r Kbuild dkms.conf drivers include $(DESTDIR)/usr/src/socpmu-$(VERSION)/
 
-# Sparse reports without failing the build: keep its output and fail on any
-# warning or error located in our tree.
-# Runs again only when its inputs changed (tools/vm/cached.sh).
+# Runs again only when its inputs changed (tools/vm/cached.sh). The sub-make
+# is named through a variable: a recipe line that says $(MAKE) runs even
+# under `make -n`, and would keep a dry run's output as sparse's.
+SPARSE_RUN = $(MAKE) --no-print-directory sparse-run
 sparse:
 	$(need-kdir)
 	@mkdir -p $(BUILD)
 	@tools/vm/cached.sh sparse "drivers include Kbuild Makefile" \
-		$(MAKE) --no-print-directory sparse-run KDIR=$(KDIR) \
-		SPARSE_VERSION="$$(sparse --version 2>&1)"
+		$(SPARSE_RUN) KDIR=$(KDIR) SPARSE_VERSION="$$(sparse --version 2>&1)"
 
+# Sparse reports without failing the build: keep its output and fail on any
+# warning or error located in our tree.
 sparse-run:
 	$(KBUILD) C=2 modules 2>&1 | tee $(BUILD)/sparse.log
 	@if grep -E '^$(CURDIR)/[^:]+:[0-9]+:[0-9]+: (warning|error):' $(BUILD)/sparse.log >/dev/null; then \
