@@ -25,9 +25,9 @@
 #
 # On this 2-CPU machine that takes about 113 s warm (107-135 s seen): the
 # bench (66 s alone) takes 90-120 s next to two x86 suites and the host
-# tests, which is about what the x86 tests take in two slots. RISCV_ALONGSIDE=0 runs the
-# bench alone after the x86 suites instead (the schedule before: about
-# 150 s).
+# tests, which is about what the x86 tests take in two slots.
+# RISCV_ALONGSIDE=0 runs the bench alone after the x86 suites instead (the
+# schedule before: about 150 s).
 #
 # Environment: VM_TIMEOUT (seconds for each VM run, default 1800), VM_JOBS,
 # RISCV_ALONGSIDE (default 1), PHASE_TIMES (the file tools/vm/phase.sh adds
