@@ -33,6 +33,7 @@ struct esp_soc {
 	int type[ESP_MAX_TILES];
 	unsigned int ncpu, nmem, nacc;
 	unsigned int cpu_tile[ESP_MAX_TILES], mem_tile[ESP_MAX_TILES], acc_tile[ESP_MAX_TILES];
+	struct sp_kept kept;	/* "inject" and "workload" */
 };
 
 static inline const struct esp_ev *esp_ev_find(const char *name)
@@ -116,29 +117,30 @@ static inline int esp_soc_create(struct esp_soc *s, const char *name, const char
 
 	memset(s, 0, sizeof(*s));
 	ret = sp_dev_create(&s->d, "esp", name, params, "esp_");
+	if (s->d.alive)
+		sp_kept_open(&s->kept, &s->d, (const char *const[]){ "inject", "workload", NULL });
 	return ret ? ret : esp_soc_read_shape(s);
 }
 
 static inline int esp_soc_delete(struct esp_soc *s)
 {
+	sp_kept_close(&s->kept);
 	return sp_dev_delete(&s->d);
 }
 
 /* debugfs inject: tile < 0 means "all"; @what is an event name or a monitor number */
 static inline int esp_inject(const struct esp_soc *s, int tile, const char *what, uint64_t n)
 {
-	char t[16];
+	char t[16], cmd[128];
 
-	if (tile < 0)
-		snprintf(t, sizeof(t), "all");
-	else
-		snprintf(t, sizeof(t), "%d", tile);
-	return sp_debugfs_printf(&s->d, "inject", "%s %s %" PRIu64, t, what, n);
+	sp_unit_str(t, sizeof(t), tile);
+	snprintf(cmd, sizeof(cmd), "%s %s %" PRIu64, t, what, n);
+	return sp_kept_write(&s->kept, &s->d, "inject", cmd);
 }
 
 static inline int esp_workload(const struct esp_soc *s, const char *cmd)
 {
-	return sp_debugfs_write(&s->d, "workload", cmd);
+	return sp_kept_write(&s->kept, &s->d, "workload", cmd);
 }
 
 #endif /* ESP_TESTLIB_H */

@@ -356,6 +356,61 @@ static inline int sp_fd_printf(int fd, const char *fmt, ...)
 	return n == len ? 0 : -EIO;
 }
 
+/*
+ * Debugfs files of a device kept open for the writes of the process that
+ * opened them: on the RISC-V bench's lockdep kernel, opening the file for
+ * each write (sp_debugfs_write) costs ten times the write. Other processes
+ * (forked workers, a harness parent that shares the fixture) write through
+ * the path, and never close another process's numbers.
+ */
+#define SP_KEPT_MAX	2
+
+struct sp_kept {
+	const char *file[SP_KEPT_MAX];
+	int fd[SP_KEPT_MAX];
+	pid_t pid;		/* the process they are open in; 0: none */
+};
+
+/* Opens @d's debugfs files @files (NULL-terminated, at most SP_KEPT_MAX) */
+static inline void sp_kept_open(struct sp_kept *k, const struct sp_dev *d,
+				const char *const files[])
+{
+	memset(k, 0, sizeof(*k));
+	for (int i = 0; i < SP_KEPT_MAX && files[i]; i++) {
+		k->file[i] = files[i];
+		k->fd[i] = sp_debugfs_open(d, files[i]);
+	}
+	k->pid = getpid();
+}
+
+static inline void sp_kept_close(struct sp_kept *k)
+{
+	if (k->pid != getpid())
+		return;
+	for (int i = 0; i < SP_KEPT_MAX; i++)
+		if (k->file[i] && k->fd[i] >= 0)
+			close(k->fd[i]);
+	memset(k, 0, sizeof(*k));
+}
+
+/* sp_debugfs_write(), through @k's open file if this process has it */
+static inline int sp_kept_write(const struct sp_kept *k, const struct sp_dev *d,
+				const char *file, const char *str)
+{
+	size_t len = strlen(str);
+	ssize_t n;
+
+	for (int i = 0; k->pid == getpid() && i < SP_KEPT_MAX; i++) {
+		if (!k->file[i] || strcmp(k->file[i], file) || k->fd[i] < 0)
+			continue;
+		n = write(k->fd[i], str, len);
+		if (n < 0)
+			return -errno;
+		return (size_t)n == len ? 0 : -EIO;
+	}
+	return sp_debugfs_write(d, file, str);
+}
+
 static inline int sp_debugfs_read(const struct sp_dev *d, const char *file,
 				  char *buf, size_t len)
 {

@@ -20,15 +20,7 @@ struct tensix_dev {
 	int mux_values;			/* L1 mux groups: 2 on wormhole, 5 on blackhole */
 	unsigned int arch;		/* TENSIX_ARCH_WH or TENSIX_ARCH_BH */
 	int nr_events;			/* RTL counters of the arch: 130 or 165 */
-	/*
-	 * The device's debugfs "inject" and "advance", kept open by the
-	 * process that created it (fds_pid): opening the file for each
-	 * write cost ten times the write on the RISC-V bench's lockdep
-	 * kernel. Other processes (forked workers, a harness parent that
-	 * shares the fixture) write through the path.
-	 */
-	int inject_fd, advance_fd;
-	pid_t fds_pid;
+	struct sp_kept kept;		/* "inject" and "advance" */
 };
 
 /*
@@ -133,66 +125,37 @@ static inline int tensix_dev_create(struct tensix_dev *t, const char *name,
 	ret = sp_dev_create(&t->d, "tensix", name, params, "tensix_");
 	if (!ret && t->d.cpu < 0)
 		ret = -ENOENT;	/* no cpumask: not an uncore PMU */
-	if (t->d.alive) {
-		t->inject_fd = sp_debugfs_open(&t->d, "inject");
-		t->advance_fd = sp_debugfs_open(&t->d, "advance");
-		t->fds_pid = getpid();
-	}
+	if (t->d.alive)
+		sp_kept_open(&t->kept, &t->d, (const char *const[]){ "inject", "advance", NULL });
 	return ret;
-}
-
-/* The debugfs files of @t kept open by this process, closed */
-static inline void tensix_dev_close_fds(struct tensix_dev *t)
-{
-	if (t->fds_pid != getpid())
-		return;		/* not ours: another process's numbers */
-	if (t->inject_fd >= 0)
-		close(t->inject_fd);
-	if (t->advance_fd >= 0)
-		close(t->advance_fd);
-	t->inject_fd = t->advance_fd = -1;
-	t->fds_pid = 0;
 }
 
 static inline int tensix_dev_delete(struct tensix_dev *t)
 {
-	tensix_dev_close_fds(t);
+	sp_kept_close(&t->kept);
 	return sp_dev_delete(&t->d);
-}
-
-/* @t's open debugfs file @fd if this process opened it, else -1 */
-static inline int tensix_dev_fd(const struct tensix_dev *t, int fd)
-{
-	return t->fds_pid == getpid() ? fd : -1;
 }
 
 /* debugfs inject "<core|all> <bank> <id> <n>"; core < 0 means all cores. */
 static inline int tensix_inject(const struct tensix_dev *t, int core,
 				unsigned int bank, unsigned int id, uint64_t n)
 {
-	char c[16];
-
-	int fd = tensix_dev_fd(t, t->inject_fd);
+	char c[16], cmd[96];
 
 	sp_unit_str(c, sizeof(c), core);
-	if (fd >= 0)
-		return sp_fd_printf(fd, "%s %s %u %" PRIu64, c, tensix_bank_names[bank], id, n);
-	return sp_debugfs_printf(&t->d, "inject", "%s %s %u %" PRIu64, c,
-				 tensix_bank_names[bank], id, n);
+	snprintf(cmd, sizeof(cmd), "%s %s %u %" PRIu64, c, tensix_bank_names[bank], id, n);
+	return sp_kept_write(&t->kept, &t->d, "inject", cmd);
 }
 
 /* debugfs advance "<core|all> <cycles>" */
 static inline int tensix_advance(const struct tensix_dev *t, int core,
 				 uint64_t cycles)
 {
-	char c[16];
-
-	int fd = tensix_dev_fd(t, t->advance_fd);
+	char c[16], cmd[64];
 
 	sp_unit_str(c, sizeof(c), core);
-	if (fd >= 0)
-		return sp_fd_printf(fd, "%s %" PRIu64, c, cycles);
-	return sp_debugfs_printf(&t->d, "advance", "%s %" PRIu64, c, cycles);
+	snprintf(cmd, sizeof(cmd), "%s %" PRIu64, c, cycles);
+	return sp_kept_write(&t->kept, &t->d, "advance", cmd);
 }
 
 #endif /* TENSIX_LIB_H */
