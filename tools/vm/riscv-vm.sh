@@ -192,19 +192,32 @@ echo "${SELFTEST_TIMEOUT:-180}" >"$stage/etc/socpmu/timeout"
 (cd "$stage" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc -R 0:0 --quiet) >"$vm/initramfs.cpio"
 t1=$SECONDS
 
+# Whether this QEMU knows sscofpmf: a probe that takes a second, so its
+# answer is kept for this QEMU binary (the benches of a run all ask).
 cpu=rv64
 if ((sscofpmf)); then
-	if qemu-system-riscv64 -M virt -cpu rv64,sscofpmf=true -nographic -bios none \
-		-S -monitor none -serial none -display none </dev/null >/dev/null 2>&1 &
-	then
-		probe=$!
-		sleep 1
-		if kill -0 "$probe" 2>/dev/null; then
-			kill "$probe"; cpu=rv64,sscofpmf=true
-		else
-			say "this QEMU has no sscofpmf: booting without it"
+	qemu=$(command -v qemu-system-riscv64)
+	probed=$CACHE/riscv-vm/sscofpmf
+	key="$(stat -c '%s %Y' "$qemu") $(qemu-system-riscv64 --version | head -n 1)"
+	if [[ ! -f $probed || $(sed -n 1p "$probed") != "$key" ]]; then
+		answer=no
+		if qemu-system-riscv64 -M virt -cpu rv64,sscofpmf=true -nographic -bios none \
+			-S -monitor none -serial none -display none </dev/null >/dev/null 2>&1 &
+		then
+			probe=$!
+			sleep 1
+			if kill -0 "$probe" 2>/dev/null; then
+				kill "$probe"; answer=yes
+			fi
+			wait "$probe" 2>/dev/null || true
 		fi
-		wait "$probe" 2>/dev/null || true
+		mkdir -p "${probed%/*}"
+		printf '%s\n%s\n' "$key" "$answer" >"$probed.$$" && mv "$probed.$$" "$probed"
+	fi
+	if [[ $(sed -n 2p "$probed") == yes ]]; then
+		cpu=rv64,sscofpmf=true
+	else
+		say "this QEMU has no sscofpmf: booting without it"
 	fi
 fi
 
