@@ -53,6 +53,7 @@ struct pulp_dev {
 	int cores;
 	bool asic, sat, seed;
 	unsigned int clock_mhz;
+	struct sp_kept kept;	/* "inject" and "csr" */
 };
 
 static int pulp_create(struct pulp_dev *p, const char *name, int cores,
@@ -60,6 +61,7 @@ static int pulp_create(struct pulp_dev *p, const char *name, int cores,
 		       unsigned int clock_mhz)
 {
 	char params[128];
+	int ret;
 
 	memset(p, 0, sizeof(*p));
 	p->cores = cores;
@@ -69,7 +71,16 @@ static int pulp_create(struct pulp_dev *p, const char *name, int cores,
 	p->clock_mhz = clock_mhz;
 	snprintf(params, sizeof(params), "cores=%d mode=%s layout=%s sat=%d clock_mhz=%u",
 		 cores, mode, layout, sat, clock_mhz);
-	return sp_dev_create(&p->d, "pulp", name, params, "pulp_");
+	ret = sp_dev_create(&p->d, "pulp", name, params, "pulp_");
+	if (p->d.alive)
+		sp_kept_open(&p->kept, &p->d, (const char *const[]){ "inject", "csr", NULL });
+	return ret;
+}
+
+static int pulp_delete(struct pulp_dev *p)
+{
+	sp_kept_close(&p->kept);
+	return sp_dev_delete(&p->d);
 }
 
 /* config for one event, or for the OR of the events in @mask (ASIC) */
@@ -98,24 +109,20 @@ static const char *all_events(void)
 
 static int pulp_inject(const struct pulp_dev *p, int core, const char *events, uint64_t n)
 {
-	char c[16];
+	char c[16], cmd[128];
 
-	if (core < 0)
-		snprintf(c, sizeof(c), "all");
-	else
-		snprintf(c, sizeof(c), "%d", core);
-	return sp_debugfs_printf(&p->d, "inject", "%s %s %" PRIu64, c, events, n);
+	sp_unit_str(c, sizeof(c), core);
+	snprintf(cmd, sizeof(cmd), "%s %s %" PRIu64, c, events, n);
+	return sp_kept_write(&p->kept, &p->d, "inject", cmd);
 }
 
 static int pulp_csr(const struct pulp_dev *p, int core, unsigned int csr, uint32_t val)
 {
-	char c[16];
+	char c[16], cmd[64];
 
-	if (core < 0)
-		snprintf(c, sizeof(c), "all");
-	else
-		snprintf(c, sizeof(c), "%d", core);
-	return sp_debugfs_printf(&p->d, "csr", "%s %#x %#x", c, csr, val);
+	sp_unit_str(c, sizeof(c), core);
+	snprintf(cmd, sizeof(cmd), "%s %#x %#x", c, csr, val);
+	return sp_kept_write(&p->kept, &p->d, "csr", cmd);
 }
 
 static int pulp_open(const struct pulp_dev *p, uint64_t config, int core, int group_fd,
@@ -141,14 +148,6 @@ static int pulp_try(const struct pulp_dev *p, uint64_t config, uint64_t config1,
 
 #define INJECT(p, core, events, n) do { \
 	int __r = pulp_inject(p, core, events, n); \
-	ASSERT_EQ(0, __r) TH_LOG("inject %d %s %llu: %s", (int)(core), events, \
-				 (unsigned long long)(n), strerror(-__r)); \
-} while (0)
-
-/* INJECT through an "inject" file that sp_debugfs_open() opened */
-#define INJECT_FD(fd, core, events, n) do { \
-	int __r = sp_fd_printf(fd, "%d %s %llu", (int)(core), events, \
-			       (unsigned long long)(n)); \
 	ASSERT_EQ(0, __r) TH_LOG("inject %d %s %llu: %s", (int)(core), events, \
 				 (unsigned long long)(n), strerror(-__r)); \
 } while (0)
@@ -250,7 +249,7 @@ FIXTURE_SETUP(pulp)
 			  variant->layout, variant->sat, 100);
 	if (ret) {
 		/* no teardown after a failed setup: clean up here */
-		sp_dev_delete(&self->p.d);
+		pulp_delete(&self->p);
 		ASSERT_EQ(0, ret) TH_LOG("creating %s: %s", name, strerror(-ret));
 	}
 }
@@ -261,7 +260,7 @@ FIXTURE_TEARDOWN_PARENT(pulp)
 	struct pulp_dev *devs[] = { &self->extra, &self->p };
 
 	for (size_t i = 0; i < ARRAY_SIZE(devs); i++) {
-		int ret = sp_dev_delete(&devs[i]->d);
+		int ret = pulp_delete(devs[i]);
 
 		if (ret)
 			TH_LOG("deleting %s: %s", devs[i]->d.name, strerror(-ret));
@@ -832,7 +831,7 @@ TEST_F_TIMEOUT(pulp, multiplexing, 60)
 	static const uint64_t per_burst[MUX_NR] = { 3, 5 };
 	uint64_t injected[MUX_NR] = { 0 }, t0, cost, period, mux_ms, duration, next;
 	struct sp_count v[MUX_NR];
-	int fd[MUX_NR], inject;
+	int fd[MUX_NR];
 	char buf[32];
 
 	for (int i = 0; i < MUX_NR; i++) {
@@ -853,20 +852,18 @@ TEST_F_TIMEOUT(pulp, multiplexing, 60)
 	 * jitter of a TCG VM. Periods scale with the measured burst cost.
 	 */
 	/*
-	 * The injects go through one open "inject" file: opening it for
-	 * each write costs ten times the write itself (on the lockdep
-	 * kernel of the RISC-V bench a burst cost 3.6 ms that way, 0.33 ms
-	 * this way), and the run, which scales with that cost, took 7.4 s
-	 * instead of 2 s. A burst's cost: the cheapest of 3 (the first one
-	 * is cold).
+	 * A burst's cost: the cheapest of 3 (the first one is cold). The
+	 * injects go through the inject file the device keeps open
+	 * (pulp_create): opening it for each write cost ten times the write
+	 * on the lockdep kernel of the RISC-V bench (3.6 ms a burst, against
+	 * 0.33 ms), and this run, which scales with that cost, took 7.4 s
+	 * instead of 2 s.
 	 */
-	inject = sp_debugfs_open(&p->d, "inject");
-	ASSERT_LE(0, inject) TH_LOG("inject: %s", strerror(-inject));
 	cost = UINT64_MAX;
 	for (int k = 0; k < 3; k++) {
 		t0 = sp_now_ns();
 		for (int i = 0; i < MUX_NR; i++)	/* events still disabled */
-			INJECT_FD(inject, 0, names[i], per_burst[i]);
+			INJECT(p, 0, names[i], per_burst[i]);
 		if (sp_now_ns() - t0 < cost)
 			cost = sp_now_ns() - t0;
 	}
@@ -891,16 +888,15 @@ TEST_F_TIMEOUT(pulp, multiplexing, 60)
 	while (sp_now_ns() - t0 < duration) {
 		sleep_until(next);
 		for (int i = 0; i < MUX_NR; i++) {
-			INJECT_FD(inject, 0, names[i], per_burst[i]);
+			INJECT(p, 0, names[i], per_burst[i]);
 			injected[i] += per_burst[i];
 		}
-		INJECT_FD(inject, 1, "instr,ld", 1000);	/* another core */
+		INJECT(p, 1, "instr,ld", 1000);		/* another core */
 		next += period;
 		if (next < sp_now_ns())	/* late: keep the spacing */
 			next = sp_now_ns();
 	}
 	ASSERT_EQ(0, prctl(PR_TASK_PERF_EVENTS_DISABLE, 0, 0, 0, 0));
-	close(inject);
 
 	for (int i = 0; i < MUX_NR; i++) {
 		long double scaled, want = injected[i];
@@ -1106,7 +1102,7 @@ TEST_F(pulp, remove_device_with_open_events)
 	EXPECT_EQ(10ull, last[2]);
 
 	gone = *p;
-	ret = sp_dev_delete(&p->d);
+	ret = pulp_delete(p);
 	ASSERT_EQ(0, ret) TH_LOG("del_device: %s", strerror(-ret));
 	sp_sleep_ms(50);	/* poll timers would fire now if left behind */
 
