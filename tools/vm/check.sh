@@ -23,11 +23,15 @@
 # usually gets a slot of its own. Each suite's console is kept in
 # .build/vm-<n>/console.log; VM_JOBS=1 runs them all in one VM, in .build/vm.
 #
-# On this 2-CPU machine that takes about 113 s warm (107-135 s seen): the
-# bench (66 s alone) takes 90-120 s next to two x86 suites and the host
-# tests, which is about what the x86 tests take in two slots.
+# The run is bound by CPU: the emulators keep both CPUs of a 2-CPU machine
+# busy. On the machine of 2026-11-25 that took about 113 s warm (107-135 s
+# seen, 176-240 CPU seconds): the bench (66 s alone) took 90-120 s next to
+# two x86 suites and the host tests, which is about what the x86 tests took
+# in two slots. The machine of 2026-11-26 ran the same emulated work ~1.45x
+# slower (the bench alone: 97 s) and with CPU taken by its neighbours: 152-177
+# s warm (270-326 CPU seconds for the same tests).
 # RISCV_ALONGSIDE=0 runs the bench alone after the x86 suites instead (the
-# schedule before: about 150 s).
+# schedule before: about 150 s on the first machine).
 #
 # Environment: VM_TIMEOUT (seconds for each VM run, default 1800), VM_JOBS,
 # RISCV_ALONGSIDE (default 1), PHASE_TIMES (the file tools/vm/phase.sh adds
