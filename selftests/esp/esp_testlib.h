@@ -134,7 +134,8 @@ static inline int esp_inject(const struct esp_soc *s, int tile, const char *what
 	char t[16], cmd[128];
 
 	sp_unit_str(t, sizeof(t), tile);
-	snprintf(cmd, sizeof(cmd), "%s %s %" PRIu64, t, what, n);
+	if (snprintf(cmd, sizeof(cmd), "%s %s %" PRIu64, t, what, n) >= (int)sizeof(cmd))
+		return -EINVAL;
 	return sp_kept_write(&s->kept, &s->d, "inject", cmd);
 }
 

@@ -397,17 +397,9 @@ static inline void sp_kept_close(struct sp_kept *k)
 static inline int sp_kept_write(const struct sp_kept *k, const struct sp_dev *d,
 				const char *file, const char *str)
 {
-	size_t len = strlen(str);
-	ssize_t n;
-
-	for (int i = 0; k->pid == getpid() && i < SP_KEPT_MAX; i++) {
-		if (!k->file[i] || strcmp(k->file[i], file) || k->fd[i] < 0)
-			continue;
-		n = write(k->fd[i], str, len);
-		if (n < 0)
-			return -errno;
-		return (size_t)n == len ? 0 : -EIO;
-	}
+	for (int i = 0; k->pid == getpid() && i < SP_KEPT_MAX; i++)
+		if (k->file[i] && !strcmp(k->file[i], file) && k->fd[i] >= 0)
+			return sp_fd_printf(k->fd[i], "%s", str);
 	return sp_debugfs_write(d, file, str);
 }
 

@@ -112,7 +112,8 @@ static int pulp_inject(const struct pulp_dev *p, int core, const char *events, u
 	char c[16], cmd[128];
 
 	sp_unit_str(c, sizeof(c), core);
-	snprintf(cmd, sizeof(cmd), "%s %s %" PRIu64, c, events, n);
+	if (snprintf(cmd, sizeof(cmd), "%s %s %" PRIu64, c, events, n) >= (int)sizeof(cmd))
+		return -EINVAL;
 	return sp_kept_write(&p->kept, &p->d, "inject", cmd);
 }
 
