@@ -57,7 +57,7 @@ KSELFTEST=$CACHE/kselftest
 RISCV_SHARED=${RISCV_SHARED:-tensix/tensix_test esp/esp_test pulp/pulp_test}
 
 vm=$top/.build/riscv-vm
-KERNEL_PROBLEM='\[ *[0-9]+\.[0-9]+\] .*(BUG:|WARNING:|Oops|Call Trace|hung_task|blocked for more than|Kernel panic|Unable to handle|UBSAN:|INFO: trying to register non-static key)'
+KERNEL_PROBLEM='\[ *[0-9]+\.[0-9]+\] .*(BUG:|WARNING:|Oops|Call Trace|blocked for more than|Kernel panic|Unable to handle|UBSAN:|INFO: trying to register non-static key)'
 GRACE=60
 
 say() { printf 'riscv-vm: %s\n' "$*" >&2; }

