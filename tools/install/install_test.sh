@@ -105,7 +105,9 @@ snips=$(awk '/^Useful next steps inside your own VM session/ { on = 1; next }
 # The console drops what is typed before the shell reads it (the shell's line
 # editor flushes the input when it starts on a line, and a loaded machine runs
 # the commands slowly): each line is typed once the shell has prompted for it
-# ("/ # ", counted in the log), the first is a comment.
+# ("/ # ", counted in the log), the first is a comment. The VM's directory
+# is kept (.build/install-vm), so that its initramfs is made again only when
+# what goes into it changed, as for `make shell`.
 prompted() {
 	for ((i = 0; i < 1200; i++)); do
 		(($(tr -d '\r' <"$tmp/vm.log" 2>/dev/null | grep -o '/ # ' | wc -l) >= $1)) && break
@@ -120,7 +122,7 @@ prompted() {
 		printf '%s\n' "$l"
 	done < <(printf '%s\n' '################################################################' \
 		 "$snips" 'echo SNIPPETS-DONE $?' 'exit')
-} | timeout 300 "$top/tools/vm/run-vm.sh" --interactive --dir "$tmp/vm" >"$tmp/vm.log" 2>&1 ||
+} | timeout 300 "$top/tools/vm/run-vm.sh" --interactive --dir "$top/.build/install-vm" >"$tmp/vm.log" 2>&1 ||
 	{ echo "run-vm --interactive failed" | diag; st=1; }
 tr -d '\r' <"$tmp/vm.log" >"$tmp/vm.txt"
 grep -Eq '^ +[0-9,]+ +tensix_0/fpu_instruction,core=2/' "$tmp/vm.txt" ||

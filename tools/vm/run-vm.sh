@@ -15,7 +15,8 @@
 #
 # The VM: the Debian kernel that `make deps` extracted into $CACHE, booted by
 # qemu-system-x86_64 (TCG, 2 CPUs, 1 GiB, serial console) from a busybox
-# initramfs built afresh each time in .build/vm/root with
+# initramfs made in .build/vm/root (DIR/root), kept as DIR/initramfs-base.cpio
+# and made again whenever one of its files changed, with
 #   /lib/modules/$KVER/updates/socpmu  the modules as `make install` installs
 #                             them (.build/tools-root, `make`) + depmod, so
 #                             `modprobe socpmu_sim` pulls in socpmu_core
@@ -24,7 +25,8 @@
 #   /selftests                run_all.sh, .build/selftests/* and selftests/*/*.sh
 #   /usr                      .build/tools-root/usr (the tools, `make tools`)
 #   /demo.sh                  tools/vm/demo.sh
-# and, at their host paths, the shared libraries of every dynamic program.
+# and, at their host paths, the shared libraries of every dynamic program;
+# each run adds its command and markers' token (/etc/socpmu).
 # CMD runs as root in / with stdin from /dev/null; words are passed as
 # they are (use `sh -c '...'` for shell syntax). debugfs is mounted.
 #
@@ -103,6 +105,7 @@ fi
 (($#)) || usage
 stage=$vmdir/root
 initrd=$vmdir/initramfs.cpio
+base=$vmdir/initramfs-base.cpio
 log=$vmdir/console.log
 
 [[ -n $KVER ]] || die "no /usr/src/linux-headers-6.12.*-amd64: run 'make deps'"
@@ -143,11 +146,30 @@ quote_words() {
 	printf '%s\n' "${out[*]}"
 }
 
-build_initramfs() {
-	local f applet perf moddir=$stage/lib/modules/$KVER
+# base_key PERF: what the base archive is made of: the contents of this
+# script and of the programs, tests, tools and module lists it copies (`make`
+# installs the tools afresh each time: their times change, not their
+# contents), the perf binary chosen and the host's packages (the shared
+# libraries come from them). ~0.1 s.
+base_key() {
+	local perf=$1 inputs
+	inputs=("${BASH_SOURCE[0]}" "$here"/{init,demo,session}.sh "$busybox" "$perf"
+		"$top/selftests/run_all.sh" "$top"/selftests/*/*.sh "$top/.build/selftests"
+		"$top/.build/tools-root" "$image/lib/modules/$KVER"/modules.{builtin,builtin.modinfo,order})
+	{
+		echo "$KVER $perf"
+		stat -c '%n %s %Y' /var/lib/dpkg/status
+		find "${inputs[@]}" \( -type f -o -type l \) -printf '%p %m %l\n' 2>/dev/null | LC_ALL=C sort
+		find "${inputs[@]}" -type f -print0 2>/dev/null | LC_ALL=C sort -z | xargs -0r b2sum
+	} | b2sum | cut -c1-32
+}
 
-	perf=$(find_perf) || die "no perf binary in /usr/bin: run 'make deps'"
-	rm -rf "$stage"
+# build_base PERF: the VM's root in $stage without this run's own files, and
+# its archive $base.
+build_base() {
+	local f applet perf=$1 moddir=$stage/lib/modules/$KVER
+
+	rm -rf "$stage" "$base" "$base.key"
 	mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,etc/socpmu,selftests} \
 		"$moddir"
 	install -m 0755 "$busybox" "$stage/bin/busybox"
@@ -156,8 +178,6 @@ build_initramfs() {
 	done
 	install -m 0755 "$here/init.sh" "$stage/init"
 	install -m 0755 "$here/demo.sh" "$stage/demo.sh"
-	echo "$token" >"$stage/etc/socpmu/token"
-	quote_words "$@" >"$stage/etc/socpmu/cmd"
 
 	install -m 0755 "$perf" "$stage/usr/bin/perf"
 	install -m 0755 "$top/selftests/run_all.sh" "$stage/selftests/"
@@ -176,13 +196,36 @@ build_initramfs() {
 	cp "$image/lib/modules/$KVER"/modules.{builtin,builtin.modinfo,order} "$moddir/"
 	depmod -b "$stage" "$KVER"
 	install -m 0755 "$here/session.sh" "$stage/session.sh"
-	[[ -z $interactive ]] || touch "$stage/etc/socpmu/interactive"
 
 	while IFS= read -r -d '' f; do
 		if is_elf "$f"; then copy_libs "$f"; fi
 	done < <(find "$stage" -type f -perm -u+x -print0)
 
-	(cd "$stage" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc -R 0:0 --quiet) >"$initrd"
+	(cd "$stage" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc -R 0:0 --quiet) >"$base"
+}
+
+# build_initramfs CMD...: the base archive (built again only when what it is
+# made of changed: it takes a second, most of it in ldd) followed by an
+# archive of this run's own files in /etc/socpmu: the token of its start and
+# exit markers, the command, --interactive's flag. The kernel unpacks both.
+build_initramfs() {
+	local perf key own=$vmdir/run
+
+	perf=$(find_perf) || die "no perf binary in /usr/bin: run 'make deps'"
+	key=$(base_key "$perf")
+	if [[ ! -f $base || $(cat "$base.key" 2>/dev/null) != "$key" ]]; then
+		build_base "$perf"
+		echo "$key" >"$base.key"
+	fi
+	rm -rf "$own"
+	mkdir -p "$own/etc/socpmu"
+	echo "$token" >"$own/etc/socpmu/token"
+	quote_words "$@" >"$own/etc/socpmu/cmd"
+	[[ -z $interactive ]] || touch "$own/etc/socpmu/interactive"
+	{
+		cat "$base"
+		(cd "$own" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc -R 0:0 --quiet)
+	} >"$initrd"
 }
 
 mkdir -p "$vmdir"
