@@ -14,13 +14,15 @@
 # timeout, no summary), check-riscv failed or no test ran.
 #
 # The x86 test programs (selftests/<group>/<test>) and the RISC-V bench
-# (one unit, riscv/bench) are dealt out by their run time, longest first,
-# to VM_JOBS slots (default 3), which run at once, each in a VM and work
+# (one unit, riscv/bench) are dealt out by their cost, costliest first, to
+# VM_JOBS slots (default 3), which run at once, each in a VM and work
 # directory of its own (.build/vm-<n>); a slot that got the bench runs it
-# first, then its x86 tests. The run times are those of the last run
-# (.build/test-seconds, kept from the "(N s)" that run_all.sh prints and the
-# bench's time), else TEST_SECONDS below: the bench, the longest unit,
-# usually gets a slot of its own. Each suite's console is kept in
+# first, then its x86 tests. The costs are those of the last run
+# (.build/test-seconds): an x86 test's CPU time (the "busy B s" that
+# run_all.sh prints, at most its "N s"; see suites.sh's keep_times) and the
+# bench's wall time, as its slot can run nothing else meanwhile; else
+# TEST_SECONDS below. The bench, the costliest unit, usually gets a slot of
+# its own. Each suite's console is kept in
 # .build/vm-<n>/console.log; VM_JOBS=1 runs them all in one VM, in .build/vm.
 #
 # The run is bound by CPU: the emulators keep both CPUs of a 2-CPU machine
@@ -46,19 +48,19 @@ jobs=${VM_JOBS:-3}
 ((jobs >= 1)) || jobs=1
 times=$top/.build/test-seconds
 
-# Usual seconds per test in the VM with the other slots running (2-core TCG
-# host), and of the whole RISC-V bench, to balance the slots
-# on a first run; a test not listed counts as 10.
+# Usual costs: CPU seconds per test in the VM with the other slots running
+# (2-core TCG host), and the whole RISC-V bench's seconds, to balance the
+# slots on a first run; a test not listed counts as 10.
 declare -A TEST_SECONDS=(
-	[reliability/stress_test]=34 [perf_record/perf_record_test]=31
-	[tensix_perf/tensix_perf_test.sh]=20 [tensix_card/tensix_card_test]=15
-	[tensix/tensix_test]=11 [pulp/pulp_test]=11 [sifive_perf/sifive_perf_tool_test.sh]=10
-	[esp/esp_api_test]=10 [sifive_hpm/sifive_hpm_test]=8 [reliability/socpmu_fuzz]=7
-	[esp/esp_test]=5 [reliability/module_test]=4 [pmu_events/pmu_events_test.sh]=4
-	[tensix_card/tensix_card_tool_test.sh]=2 [sifive_perf/sifive_perf_test]=2
-	[reliability/security_test]=1 [reliability/refusal_log_test.sh]=1
-	[sifive_trace/sifive_trace_test]=1 [reliability/atomic_regmap_test]=1
-	[riscv/bench]=90
+	[perf_record/perf_record_test]=55 [tensix_card/tensix_card_test]=30
+	[reliability/stress_test]=24 [sifive_perf/sifive_perf_tool_test.sh]=21
+	[tensix_perf/tensix_perf_test.sh]=14 [reliability/socpmu_fuzz]=11
+	[reliability/module_test]=9 [pmu_events/pmu_events_test.sh]=9 [esp/esp_api_test]=7
+	[pulp/pulp_test]=6 [tensix/tensix_test]=5 [sifive_perf/sifive_perf_test]=5
+	[esp/esp_test]=3 [sifive_hpm/sifive_hpm_test]=3 [tensix_card/tensix_card_tool_test.sh]=3
+	[reliability/refusal_log_test.sh]=3 [sifive_trace/sifive_trace_test]=1
+	[reliability/security_test]=1 [reliability/atomic_regmap_test]=1
+	[riscv/bench]=125
 )
 RISCV_UNIT=riscv/bench
 # shellcheck source=tools/vm/suites.sh
