@@ -14,7 +14,8 @@
 #  3 watch_boot_retry  vm_watch stops a VM at once when a problem comes
 #                      before the start marker (run-vm.sh then boots again)
 #  4 watch_grace       ... and GRACE seconds after a problem that came after
-#                      it; a VM that ends by itself is not "stopped"
+#                      it, also one whose line came in two pieces; a VM that
+#                      ends by itself is not "stopped"
 #  5 watch_timeout     ... and when the time limit is up
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -101,6 +102,10 @@ st=0
 r=$(watch grace 30 2 'echo "SOCPMU-VM-START abc"; sleep 0.3; echo "[    9.0] BUG: x"; sleep 25')
 [[ ${r%|*} == "stopped 2 s after the kernel reported a problem" ]] && took "$r" 1.5 8 ||
 	{ echo "vm_watch, a problem after the start: '$r'" | diag; st=1; }
+r=$(watch pieces 30 2 'echo "SOCPMU-VM-START abc"; sleep 0.3; printf "[    9.0] BU"; sleep 0.5
+		       echo "G: soft lockup"; sleep 25')
+[[ ${r%|*} == "stopped 2 s after the kernel reported a problem" ]] && took "$r" 1.5 8 ||
+	{ echo "vm_watch, a problem line in two pieces: '$r'" | diag; st=1; }
 r=$(watch clean 30 2 'echo "SOCPMU-VM-START abc"; sleep 0.5; echo "SOCPMU-VM-EXIT abc status=0"')
 [[ ${r%|*} == "" ]] && took "$r" 0 5 || { echo "vm_watch, a clean run: '$r'" | diag; st=1; }
 result watch_grace $st
