@@ -57,7 +57,11 @@ KSELFTEST=$CACHE/kselftest
 RISCV_SHARED=${RISCV_SHARED:-tensix/tensix_test esp/esp_test pulp/pulp_test}
 
 vm=$top/.build/riscv-vm
-KERNEL_PROBLEM='\[ *[0-9]+\.[0-9]+\] .*(BUG:|WARNING:|Oops|Call Trace|blocked for more than|Kernel panic|Unable to handle|UBSAN:|INFO: trying to register non-static key)'
+# Kernel log lines that make a run untrustworthy (as in run-vm.sh), and a
+# hart that did not come online: the kernel waits 1 s for it, and a host so
+# loaded that it starved that hart's thread for as long (seen once, with
+# five emulators on 2 CPUs) leaves the tests one CPU, which skips theirs.
+KERNEL_PROBLEM='\[ *[0-9]+\.[0-9]+\] .*(BUG:|WARNING:|Oops|Call Trace|blocked for more than|Kernel panic|Unable to handle|UBSAN:|INFO: trying to register non-static key|CPU[0-9]+: failed to come online)'
 GRACE=60
 
 say() { printf 'riscv-vm: %s\n' "$*" >&2; }
@@ -221,22 +225,37 @@ if ((sscofpmf)); then
 	fi
 fi
 
-: >"$log"	# there before tail looks for it
-qemu-system-riscv64 -M virt -cpu "$cpu" -smp 2 -m 512 -nographic -no-reboot -nic none \
-	-bios "$FIRMWARE" -kernel "$image" -initrd "$vm/initramfs.cpio" \
-	-append "console=ttyS0 earlycon=sbi rdinit=/init panic=-1 printk.time=1 loglevel=5 $append" \
-	</dev/null >"$log" 2>&1 &
-qemu_pid=$!
-tail -s 0.2 -n +1 -f --pid="$qemu_pid" "$log" &
-tail_pid=$!
-trap 'kill "$qemu_pid" "$tail_pid" 2>/dev/null || true' EXIT
+boot() {
+	: >"$log"	# there before tail looks for it
+	qemu-system-riscv64 -M virt -cpu "$cpu" -smp 2 -m 512 -nographic -no-reboot -nic none \
+		-bios "$FIRMWARE" -kernel "$image" -initrd "$vm/initramfs.cpio" \
+		-append "console=ttyS0 earlycon=sbi rdinit=/init panic=-1 printk.time=1 loglevel=5 $append" \
+		</dev/null >"$log" 2>&1 &
+	qemu_pid=$!
+	tail -s 0.2 -n +1 -f --pid="$qemu_pid" "$log" &
+	tail_pid=$!
+	trap 'kill "$qemu_pid" "$tail_pid" 2>/dev/null || true' EXIT
 
-vm_watch "$qemu_pid" "$log" "$timeout_s" "$KERNEL_PROBLEM" "$GRACE"
-wait "$qemu_pid" || true
-wait "$tail_pid" || true
+	vm_watch "$qemu_pid" "$log" "$timeout_s" "$KERNEL_PROBLEM" "$GRACE" "^SOCPMU-VM-START $token"
+	wait "$qemu_pid" || true
+	wait "$tail_pid" || true
 
-console=$(tr -d '\r' <"$log")
-problems=$(grep -E "$KERNEL_PROBLEM" <<<"$console" | head -n 20) || true
+	console=$(tr -d '\r' <"$log")
+	problems=$(grep -E "$KERNEL_PROBLEM" <<<"$console" | head -n 20) || true
+}
+
+# A problem before /init's start marker (nothing of ours has run) is a boot
+# failure: vm_watch stops that boot at once and it is tried once more, as in
+# run-vm.sh; a problem after it is never retried.
+for attempt in 1 2; do
+	boot
+	[[ -n $problems ]] || break
+	grep -qE "^SOCPMU-VM-START $token\$" <<<"$console" && break
+	((attempt == 1)) || break
+	cp "$log" "$log.boot-failure"
+	say "the guest kernel failed while booting, before the tests started (none of our" \
+		"code had run; console kept in $log.boot-failure): booting again"
+done
 marker=$(grep -E "^SOCPMU-VM-EXIT $token status=[0-9]+\$" <<<"$console") || true
 summary=$(grep -E '^RISCV: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' <<<"$console" | tail -n 1) || true
 [[ -n $summary ]] && echo "$summary" >"$vm/summary"
