@@ -26,12 +26,13 @@
 # .build/vm-<n>/console.log; VM_JOBS=1 runs them all in one VM, in .build/vm.
 #
 # The run is bound by CPU: the emulators keep both CPUs of a 2-CPU machine
-# busy. On the machine of 2026-11-25 that took about 113 s warm (107-135 s
-# seen, 176-240 CPU seconds): the bench (66 s alone) took 90-120 s next to
-# two x86 suites and the host tests, which is about what the x86 tests took
-# in two slots. The machine of 2026-11-26 ran the same emulated work ~1.45x
-# slower (the bench alone: 97 s) and with CPU taken by its neighbours: 152-177
-# s warm (270-326 CPU seconds for the same tests).
+# busy, so it takes at least its CPU time / 2. On the machine of 2026-11-25
+# that took about 113 s warm (107-135 s seen, 176-240 CPU seconds). The
+# machine of 2026-11-26 ran the same emulated work ~1.45x slower and its
+# speed changed by up to 2x within minutes (a fixed host loop took 0.20 to
+# 0.45 s), with CPU taken by its neighbours: 152-265 s warm, 287-451 CPU
+# seconds, most runs 170-210 s. Of that, the RISC-V bench takes 77-104 CPU
+# seconds (-O2 kernel), the x86 VMs 170-215, the rest (host tests, scripts) 30-45.
 # RISCV_ALONGSIDE=0 runs the bench alone after the x86 suites instead (the
 # schedule before: about 150 s on the first machine).
 #
