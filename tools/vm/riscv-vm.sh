@@ -245,17 +245,8 @@ boot() {
 }
 
 # A problem before /init's start marker (nothing of ours has run) is a boot
-# failure: vm_watch stops that boot at once and it is tried once more, as in
-# run-vm.sh; a problem after it is never retried.
-for attempt in 1 2; do
-	boot
-	[[ -n $problems ]] || break
-	grep -qE "^SOCPMU-VM-START $token\$" <<<"$console" && break
-	((attempt == 1)) || break
-	cp "$log" "$log.boot-failure"
-	say "the guest kernel failed while booting, before the tests started (none of our" \
-		"code had run; console kept in $log.boot-failure): booting again"
-done
+# failure: booted once more (vm-watch.sh), as in run-vm.sh.
+boot_retrying riscv-vm "$token"
 marker=$(grep -E "^SOCPMU-VM-EXIT $token status=[0-9]+\$" <<<"$console") || true
 summary=$(grep -E '^RISCV: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' <<<"$console" | tail -n 1) || true
 [[ -n $summary ]] && echo "$summary" >"$vm/summary"

@@ -287,15 +287,7 @@ if [[ -n $interactive ]]; then
 	exec qemu-system-x86_64 $(qemu_args) -kernel "$vmlinuz" -initrd "$initrd" \
 		-append "$CMDLINE $append"
 fi
-for attempt in 1 2; do
-	boot
-	[[ -n $problems ]] || break
-	grep -qE "^SOCPMU-VM-START $token\$" <<<"$console" && break
-	((attempt == 1)) || break
-	cp "$log" "$log.boot-failure"
-	echo "run-vm: the guest kernel failed while booting, before the command started" \
-		"(none of our code had run; console kept in $log.boot-failure): booting again" >&2
-done
+boot_retrying run-vm "$token"
 t2=$EPOCHREALTIME
 times=$(awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN { printf "initramfs %.1f s, VM %.1f s", b - a, c - b }')
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # vm-watch.sh - sourced by run-vm.sh and riscv-vm.sh: the watch over a
-# running VM that both benches share.
+# running VM and the boot retry that both benches share.
 #
 # vm_watch PID LOG TIMEOUT PROBLEM GRACE [START]: wait for the VM process PID
 # while its console goes to LOG. Kill it after TIMEOUT seconds, or GRACE
@@ -46,4 +46,25 @@ vm_watch() {
 		read -r -t 0.2 -u "$nap" || true
 	done
 	exec {lfd}<&- {nap}<&-
+}
+
+# boot_retrying PROG TOKEN: run the caller's boot() (which boots the VM and
+# sets $console, the console as text, and $problems, its kernel problems,
+# from the console file $log); a problem before the guest's start marker
+# "SOCPMU-VM-START TOKEN" is a boot failure (nothing of ours had run, and
+# vm_watch stopped the VM at once): its console is kept as $log.boot-failure
+# and the VM boots once more. A problem after the marker is never retried.
+# shellcheck disable=SC2154 # boot() sets console and problems
+boot_retrying() {
+	local prog=$1 token=$2 attempt
+
+	for attempt in 1 2; do
+		boot
+		[[ -n $problems ]] || return 0
+		! grep -qE "^SOCPMU-VM-START $token\$" <<<"$console" || return 0
+		((attempt == 1)) || return 0
+		cp "$log" "$log.boot-failure"
+		echo "$prog: the guest kernel failed while booting, before anything of ours ran" \
+			"(console kept in $log.boot-failure): booting again" >&2
+	done
 }

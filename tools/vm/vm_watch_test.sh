@@ -18,6 +18,9 @@
 #                      it, also one whose line came in two pieces; a VM that
 #                      ends by itself is not "stopped"
 #  5 watch_timeout     ... and when the time limit is up
+#  6 boot_retry        boot_retrying boots again once after a problem before
+#                      the start marker (keeping that console), never after
+#                      one that came after it, and not a third time
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 tmp=$(mktemp -d)
@@ -38,7 +41,7 @@ cmdline=$(eval "$(grep -E '^CMDLINE\+?=' "$here/run-vm.sh")"; echo "$CMDLINE")
 . "$here/vm-watch.sh"
 
 echo "TAP version 13"
-echo "1..5"
+echo "1..6"
 
 # matches PATTERN LINE: 0 if the console line is a problem
 matches() { grep -qE "$1" <<<"$2"; }
@@ -119,6 +122,38 @@ r=$(watch timeout 2 60 'echo "SOCPMU-VM-START abc"; sleep 25')
 [[ ${r%|*} == "timed out after 2 s" ]] && took "$r" 1 8 ||
 	{ echo "vm_watch, past the time limit: '$r'" | diag; st=1; }
 result watch_timeout $st
+
+# 6: boot() as run-vm.sh's and riscv-vm.sh's, scripted: each call takes the
+# next console of $boots
+# shellcheck disable=SC2034 # boot_retrying reads console, problems and log
+boot() {
+	boots_done=$((boots_done + 1))
+	console=${boots[boots_done - 1]}
+	echo "$console" >"$log"
+	problems=$(grep -E "$x86" <<<"$console") || true
+}
+# retries CONSOLE...: how many times boot_retrying booted for these consoles
+retries() {
+	boots=("$@") boots_done=0
+	rm -f "$log.boot-failure"
+	boot_retrying vm_watch_test abc 2>/dev/null
+	echo "$boots_done"
+}
+st=0
+log=$tmp/boot.log
+bad="[    0.4] APIC calibration not consistent with PM-Timer: 0ms instead of 100ms"
+ok="SOCPMU-VM-START abc"
+b=$(retries "$bad" "$ok")
+[[ $b == 2 && -f $log.boot-failure && $(cat "$log") == "$ok" ]] ||
+	{ echo "a boot failure then a good boot: $b boots" | diag; st=1; }
+b=$(retries "$ok
+[    9.0] BUG: x" "$ok")
+[[ $b == 1 ]] || { echo "a problem after the start marker: $b boots" | diag; st=1; }
+b=$(retries "$bad" "$bad" "$ok")
+[[ $b == 2 ]] || { echo "two boot failures: $b boots" | diag; st=1; }
+b=$(retries "$ok" "$ok")
+[[ $b == 1 ]] || { echo "a good boot: $b boots" | diag; st=1; }
+result boot_retry $st
 
 echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
 ((fail == 0))
