@@ -525,9 +525,12 @@ void socpmu_life_put(struct socpmu_life *life, struct perf_event *event)
 	 * returns, which socpmu_safe_to_free() waits for. The fault-injection
 	 * delay widens that window for the tests; ->destroy may sleep (perf
 	 * calls it where it takes mutexes, and so does socpmu_pin_if_shared()).
+	 * An hrtimer sleep, not msleep(): the tests check the window's length
+	 * on CLOCK_MONOTONIC, and a guest whose tick ran fast against its
+	 * clocksource under a loaded host once let 16 jiffies pass in 30 ms.
 	 */
 	if (delay_us)
-		fsleep(delay_us);
+		usleep_range(delay_us, delay_us + delay_us / 8);
 }
 EXPORT_SYMBOL_GPL(socpmu_life_put);
 

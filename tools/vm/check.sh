@@ -30,7 +30,7 @@
 # that took about 113 s warm (107-135 s seen, 176-240 CPU seconds). The
 # machine of 2026-11-26 ran the same emulated work ~1.45x slower and its
 # speed changed by up to 2x within minutes (a fixed host loop took 0.20 to
-# 0.45 s), with CPU taken by its neighbours: 152-265 s warm, 287-451 CPU
+# 0.45 s), with CPU taken by its neighbours: 152-275 s warm, 287-455 CPU
 # seconds, most runs 170-210 s. Of that, the RISC-V bench takes 77-104 CPU
 # seconds (-O2 kernel), the x86 VMs 170-215, the rest (host tests, scripts) 30-45.
 # RISCV_ALONGSIDE=0 runs the bench alone after the x86 suites instead (the
