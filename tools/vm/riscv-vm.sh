@@ -41,7 +41,7 @@
 # limit (default 900 s). Otherwise the status is 1 if a test failed, else 0.
 #
 # Environment: CACHE (default /var/cache/socpmu), SELFTEST_TIMEOUT (seconds
-# per test program in the guest, default 180).
+# per test program in the guest, default 600, as run_all.sh).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -192,7 +192,7 @@ done >"$stage/etc/socpmu/modules"
 ((intree)) || install -m 0644 "$src/socpmu_migrate.ko" "$stage/lib/modules/extra/"
 token=$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 echo "$token" >"$stage/etc/socpmu/token"
-echo "${SELFTEST_TIMEOUT:-180}" >"$stage/etc/socpmu/timeout"
+echo "${SELFTEST_TIMEOUT:-600}" >"$stage/etc/socpmu/timeout"
 (cd "$stage" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc -R 0:0 --quiet) >"$vm/initramfs.cpio"
 t1=$SECONDS
 
