@@ -193,7 +193,7 @@ done >"$stage/etc/socpmu/modules"
 token=$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 echo "$token" >"$stage/etc/socpmu/token"
 echo "${SELFTEST_TIMEOUT:-600}" >"$stage/etc/socpmu/timeout"
-(cd "$stage" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc -R 0:0 --quiet) >"$vm/initramfs.cpio"
+newc_of "$stage" >"$vm/initramfs.cpio"
 t1=$SECONDS
 
 # Whether this QEMU knows sscofpmf: a probe that takes a second, so its

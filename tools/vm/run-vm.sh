@@ -203,7 +203,7 @@ build_base() {
 		if is_elf "$f"; then copy_libs "$f"; fi
 	done < <(find "$stage" -type f -perm -u+x -print0)
 
-	(cd "$stage" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc -R 0:0 --quiet) >"$base"
+	newc_of "$stage" >"$base"
 }
 
 # build_initramfs CMD...: the base archive (built again only when what it is
@@ -226,7 +226,7 @@ build_initramfs() {
 	[[ -z $interactive ]] || touch "$own/etc/socpmu/interactive"
 	{
 		cat "$base"
-		(cd "$own" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc -R 0:0 --quiet)
+		newc_of "$own"
 	} >"$initrd"
 }
 

@@ -1,7 +1,13 @@
 #!/bin/bash
-# vm-watch.sh - sourced by run-vm.sh and riscv-vm.sh: the watch over a
-# running VM and the boot retry that both benches share.
+# vm-watch.sh - sourced by run-vm.sh and riscv-vm.sh: what both benches
+# share: packing the initramfs, the watch over a running VM, the boot retry.
 #
+# newc_of DIR: DIR's tree as a newc cpio archive (owned by root, in a
+# stable order) on stdout.
+newc_of() {
+	(cd "$1" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc -R 0:0 --quiet)
+}
+
 # vm_watch PID LOG TIMEOUT PROBLEM GRACE [START]: wait for the VM process PID
 # while its console goes to LOG. Kill it after TIMEOUT seconds, or GRACE
 # seconds after a console line matched the regex PROBLEM (a kernel problem:
