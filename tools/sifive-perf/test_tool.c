@@ -205,6 +205,22 @@ static void test_elf(void)
 		fn = elfsym_lookup(&es, (uintptr_t)sampled_fn + 4, &off);
 		CHECK(fn && !strcmp(fn->name, "sampled_fn") && off == 4);
 	}
+	/*
+	 * more samples in a library first than the guess takes proposers
+	 * from, most of them in the program
+	 */
+	{
+		uint64_t late[30];
+		int i;
+
+		for (i = 0; i < 10; i++)
+			late[i] = 0x7f0000001000ULL + 0x1234 * (uint64_t)i;
+		for (; i < 30; i++)
+			late[i] = (uintptr_t)sampled_fn + 2;
+		CHECK(elfsym_guess_bias(&es, NULL, 0, late, 30) == 20);
+		fn = elfsym_lookup(&es, (uintptr_t)sampled_fn + 2, &off);
+		CHECK(fn && !strcmp(fn->name, "sampled_fn") && off == 2);
+	}
 	CHECK(elfsym_guess_bias(&es, NULL, 0, starts, 3) == 3);
 	fn = elfsym_lookup(&es, (uintptr_t)outer_fn, &off);
 	CHECK(fn && !strcmp(fn->name, "outer_fn"));
