@@ -62,6 +62,7 @@ struct ev {
 	int leader_idx;			/* index of the group leader in ctx.ev */
 	uint64_t cfg[3];
 	int fd;
+	uint64_t id;			/* PERF_EVENT_IOC_ID, to find it in its group's read */
 	/* cumulative readings: count, time_enabled, time_running */
 	uint64_t cur[3];
 	uint64_t prev[3];		/* at the previous interval */
@@ -94,6 +95,7 @@ struct ctx {
 	const struct tp_platform *plat;
 	struct ev *ev;
 	size_t nr_ev;
+	uint64_t *rbuf;			/* a group read: 3 + 2 * nr_ev words */
 	unsigned int mux_groups;	/* L1 groups, > 1 means multiplexed */
 	bool compact_header;		/* -I: the column header is out */
 	FILE *out;
@@ -487,6 +489,11 @@ static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 
 static int open_events(struct ctx *c)
 {
+	c->rbuf = calloc(3 + 2 * c->nr_ev, sizeof(*c->rbuf));
+	if (!c->rbuf) {
+		err("out of memory");
+		return -1;
+	}
 	for (size_t i = 0; i < c->nr_ev; i++) {
 		struct ev *e = &c->ev[i];
 		struct perf_event_attr attr;
@@ -498,15 +505,25 @@ static int open_events(struct ctx *c)
 		attr.config = e->cfg[0];
 		attr.config1 = e->cfg[1];
 		attr.config2 = e->cfg[2];
-		attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+		/*
+		 * A group is read in one go: its counters and their bank's
+		 * cycles come from one snapshot, with nothing between them.
+		 */
+		attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID |
+				   PERF_FORMAT_TOTAL_TIME_ENABLED |
 				   PERF_FORMAT_TOTAL_TIME_RUNNING;
 		attr.disabled = e->leader;
 		attr.pinned = e->leader && e->pinned;
 
 		e->fd = sys_perf_event_open(&attr, -1, c->pmu.cpu, group_fd,
 					    PERF_FLAG_FD_CLOEXEC);
-		if (e->fd >= 0)
-			continue;
+		if (e->fd >= 0) {
+			if (!ioctl(e->fd, PERF_EVENT_IOC_ID, &e->id))
+				continue;
+			err("cannot get the id of %s/%s/: %s", c->pmu.name, e->name,
+			    strerror(errno));
+			return -1;
+		}
 		if (errno == EACCES || errno == EPERM) {
 			err("no permission to open %s events (run as root or lower "
 			    "/proc/sys/kernel/perf_event_paranoid)", c->pmu.name);
@@ -555,25 +572,54 @@ static int enable_events(struct ctx *c, bool on)
 	return 0;
 }
 
+/* Mark every event of the group led by c->ev[@leader] dead */
+static void group_dead(struct ctx *c, size_t leader)
+{
+	for (size_t i = 0; i < c->nr_ev; i++)
+		if (c->ev[i].leader_idx == (int)leader)
+			c->ev[i].dead = true;
+}
+
+/*
+ * Read every group through its leader (PERF_FORMAT_GROUP): nr, time_enabled,
+ * time_running, then a value and an id per member.
+ */
 static void read_events(struct ctx *c)
 {
+	size_t len = (3 + 2 * c->nr_ev) * sizeof(*c->rbuf);
+
 	for (size_t i = 0; i < c->nr_ev; i++) {
 		struct ev *e = &c->ev[i];
-		uint64_t buf[3];
+		uint64_t *buf = c->rbuf;
 		ssize_t n;
 
-		if (e->fd < 0 || e->dead)
+		if (!e->leader || e->fd < 0 || e->dead)
 			continue;
-		n = read(e->fd, buf, sizeof(buf));
-		if (n == (ssize_t)sizeof(buf)) {
-			memcpy(e->cur, buf, sizeof(buf));
-		} else if (n == 0) {
-			/* error state: a pinned event that could not be scheduled */
-			e->dead = true;
-		} else {
+		n = read(e->fd, buf, len);
+		if (n == 0) {
+			/* error state: a pinned group that could not be scheduled */
+			group_dead(c, i);
+			continue;
+		}
+		if (n < (ssize_t)(3 * sizeof(*buf)) ||
+		    (size_t)n != (3 + 2 * buf[0]) * sizeof(*buf)) {
 			err("reading %s/%s/: %s", c->pmu.name, e->name,
 			    n < 0 ? strerror(errno) : "short read");
-			e->dead = true;
+			group_dead(c, i);
+			continue;
+		}
+		for (uint64_t k = 0; k < buf[0]; k++) {
+			uint64_t val = buf[3 + 2 * k], id = buf[4 + 2 * k];
+
+			for (size_t j = 0; j < c->nr_ev; j++) {
+				struct ev *m = &c->ev[j];
+
+				if (m->leader_idx != (int)i || m->id != id)
+					continue;
+				m->cur[0] = val;
+				m->cur[1] = buf[1];
+				m->cur[2] = buf[2];
+			}
 		}
 	}
 }
@@ -1475,6 +1521,7 @@ int main(int argc, char **argv)
 	close_events(&c);
 	free(c.o.events);
 	free(c.ev);
+	free(c.rbuf);
 	tp_pmu_free(&c.pmu);
 	return ret;
 }
