@@ -234,13 +234,15 @@ if [[ ${RISCV_VM:-1} != 0 ]]; then
 		units+=("${f#"$top"/.build/riscv-prep/selftests/}")
 	done
 	benches=("--intree") dirs=("$top/.build/riscv-vm-intree")
+	mapfile -t dealt < <(deal "${RISCV_VMS:-1}" "$times" 20 "${units[@]}")
+	dealt_all "${units[*]}" "${dealt[@]}" || die "cannot deal the tests to the VMs"
 	n=0
-	while read -r s; do
+	for s in "${dealt[@]}"; do
 		[[ -n $s ]] || continue
 		n=$((n + 1))
 		benches+=("--only $s")
 		dirs+=("$top/.build/riscv-vm-$n")
-	done < <(deal "${RISCV_VMS:-1}" "$times" 20 "${units[@]}")
+	done
 	pids=()
 	for i in "${!benches[@]}"; do
 		d=${dirs[i]}

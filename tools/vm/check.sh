@@ -17,7 +17,9 @@
 # (one unit, riscv/bench) are dealt out by their cost, costliest first, to
 # VM_JOBS slots (default 3), which run at once, each in a VM and work
 # directory of its own (.build/vm-<n>); a slot that got the bench runs it
-# first, then its x86 tests. The costs are those of the last run
+# first, then its x86 tests. A slot runs the tests that sleep the most
+# first and its CPU-bound ones last, so that the CPUs stay busy to the end
+# (suites.sh's deal). The costs are those of the last run
 # (.build/test-seconds): an x86 test's CPU time (the "busy B s" that
 # run_all.sh prints, at most its "N s"; see suites.sh's keep_times) and the
 # bench's wall time, as its slot can run nothing else meanwhile; else
@@ -158,6 +160,11 @@ vm_tests() {
 	((${#units[@]})) || return 0
 	((jobs <= ${#units[@]})) || jobs=${#units[@]}
 	mapfile -t suites < <(deal "$jobs" "$times" 10 "${units[@]}")
+	if ! dealt_all "${units[*]}" "${suites[@]}"; then
+		problems+=("cannot deal the tests to the VM slots (above)")
+		suites=()
+		return 0
+	fi
 	for ((i = 0; i < jobs; i++)); do
 		x86[i]=
 		for u in ${suites[i]}; do
@@ -175,7 +182,7 @@ vm_tests() {
 vm_results() {
 	local i n dir rc line logs
 	if ((${#suites[@]} == 0)); then
-		problems+=("VM: no selftests built (make selftests)")
+		((${#problems[@]})) || problems+=("VM: no selftests built (make selftests)")
 		return
 	fi
 	echo "### selftests in x86 VMs"

@@ -4,18 +4,26 @@
 
 # deal N TIMES DEFAULT UNIT...: print N lines (some maybe empty), the units
 # of each suite, separated by spaces. Units go costliest first, each to the
-# suite with the least cost so far. A unit's cost is its line "UNIT SECONDS"
-# in the file TIMES (the last run's, if any: see keep_times), else the value
-# of the associative array TEST_SECONDS for it, else DEFAULT.
+# suite with the least cost so far. A unit's cost is its line "UNIT SECONDS
+# [WALL]" in the file TIMES (the last run's, if any: see keep_times), else
+# the value of the associative array TEST_SECONDS for it, else DEFAULT.
+# Each suite then runs its units in the order of their share of CPU time,
+# SECONDS / WALL, the one that sleeps the most first: the slots' CPU-bound
+# units run last, together, and keep both CPUs busy to the end, while a
+# unit that mostly sleeps leaves its CPU to the others in the crowded first
+# part of the run (as the tail of the run, the sleepers left a CPU idle
+# for a minute). Units without WALL count as CPU-bound, in dealt order.
 deal() {
-	local n=$1 times=$2 def=$3 u i best s
-	local -A secs=()
+	local n=$1 times=$2 def=$3 u i best s w
+	local -A secs=() share=()
 	local -a load=() suite=()
 	shift 3
-	for u in "$@"; do secs[$u]=${TEST_SECONDS[$u]:-$def}; done
+	for u in "$@"; do secs[$u]=${TEST_SECONDS[$u]:-$def} share[$u]=1000; done
 	if [[ -f $times ]]; then
-		while read -r u s _; do
-			[[ -n ${secs[$u]:-} ]] && secs[$u]=$s
+		while read -r u s w; do
+			[[ -n ${secs[$u]:-} ]] || continue
+			secs[$u]=$s
+			if ((${w:-0} > 0 && s < w)); then share[$u]=$((s * 1000 / w)); fi
 		done <"$times"
 	fi
 	for ((i = 0; i < n; i++)); do load[i]=0 suite[i]=; done
@@ -25,22 +33,40 @@ deal() {
 		((load[best] += secs[$u])) || true
 		suite[best]+="${suite[best]:+ }$u"
 	done
-	for ((i = 0; i < n; i++)); do echo "${suite[i]}"; done
+	for ((i = 0; i < n; i++)); do
+		for u in ${suite[i]}; do echo "${share[$u]} $u"; done |
+			sort -s -k1,1n | cut -d' ' -f2 | paste -sd' ' -
+		[[ -n ${suite[i]} ]] || echo
+	done
 }
 
 # keep_times TIMES LOG...: from the "# ===== UNIT: ... (N s[, busy B s])"
-# lines of the logs (run_all.sh's and riscv-init's), each unit's cost into
-# TIMES for the next deal: the CPU time it needs, B (the seconds the guest's
-# CPUs were busy), but at most N, as a VM's one TCG thread cannot be busy
-# longer than the wall time (two busy vCPUs count twice in B); N without B.
-# The run is bound by CPU: suites of equal CPU time end together, while a
-# test that mostly sleeps (reliability/stress_test) leaves the CPU to the
-# other suites and costs its suite little.
+# lines of the logs (run_all.sh's and riscv-init's), each unit's cost and
+# wall time into TIMES for the next deal ("UNIT COST N"). The cost is the
+# CPU time it needs, B (the seconds the guest's CPUs were busy), but at most
+# N, as a VM's one TCG thread cannot be busy longer than the wall time (two
+# busy vCPUs count twice in B); N without B. The run is bound by CPU:
+# suites of equal CPU time end together, while a test that mostly sleeps
+# (reliability/stress_test) leaves the CPU to the other suites and costs its
+# suite little.
 keep_times() {
 	local times=$1
 	shift
 	cat "$@" 2>/dev/null | tr -d '\r' |
 		sed -nE 's/^# ===== ([^ ]+): .* \(([0-9]+) s(, busy ([0-9.]+) s)?\)$/\1 \2 \4/p' |
-		awk '{ c = $2; if ($3 != "" && $3 + 0.5 < c) c = int($3 + 0.5); print $1, c }' >"$times.new"
+		awk '{ c = $2; if ($3 != "" && $3 + 0.5 < c) c = int($3 + 0.5); print $1, c, $2 }' >"$times.new"
 	if [[ -s $times.new ]]; then mv "$times.new" "$times"; else rm -f "$times.new"; fi
+}
+
+# dealt_all UNITS SUITE...: fail, naming them, if the suites (lines of deal)
+# do not hold each of the UNITS (words) exactly once: deal runs in a process
+# substitution, where its failure would go unnoticed.
+dealt_all() {
+	local want got
+	want=$(tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort)
+	shift
+	got=$(printf '%s\n' "$@" | tr ' ' '\n' | sed '/^$/d' | sort)
+	[[ $want == "$got" ]] && return 0
+	echo "deal: the suites ($*) do not hold the units (${want//$'\n'/ }) once each" >&2
+	return 1
 }

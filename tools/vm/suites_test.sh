@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# suites_test.sh - how `make check` deals its tests out to the VM slots
+# (suites.sh), on made-up costs (kselftest TAP, no VM booted). Every case
+# runs under check.sh's `set -euo pipefail`:
+#  1 keep_times        run_all.sh's "(N s, busy B s)" lines become "UNIT
+#                      COST N", COST = B rounded, at most N; N alone without B
+#  2 deal_balance      costliest first, each to the slot with the least cost
+#                      so far; costs from TIMES, else TEST_SECONDS, else the
+#                      default
+#  3 deal_order        in each slot, the unit that sleeps the most (least
+#                      COST / N) first, the CPU-bound ones last; units
+#                      without N last, in dealt order
+#  4 dealt_all         a deal that lost or doubled a unit is refused
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 pass=0 fail=0
+
+result() {
+	n=$((n + 1))
+	if [[ $2 == 0 ]]; then pass=$((pass + 1)); echo "ok $n $1"; else fail=$((fail + 1)); echo "not ok $n $1"; fi
+}
+diag() { sed 's/^/# /'; }
+
+# shellcheck source=tools/vm/suites.sh
+. "$here/suites.sh"
+declare -A TEST_SECONDS=([g/known]=7)
+
+echo "TAP version 13"
+echo "1..4"
+
+# same WHAT GOT WANT: 0 if equal, else the difference as diagnostics
+same() {
+	[[ $2 == "$3" ]] && return 0
+	printf '%s:\ngot:\n%s\nwant:\n%s\n' "$1" "$2" "$3" | diag
+	return 1
+}
+
+# 1
+st=0
+cat >"$tmp/log" <<'EOF'
+# ===== a/sleepy: 7 passed, 0 failed, 0 skipped (42 s, busy 21.4 s)
+# ===== b/busy: 25 passed, 0 failed, 0 skipped (54 s, busy 64.4 s)
+# ===== c/old: 3 passed, 0 failed, 0 skipped (5 s)
+# ===== d/running
+ok 1 not a summary (9 s, busy 1.0 s)
+EOF
+printf '# ===== e/crlf: 1 passed, 0 failed, 0 skipped (2 s, busy 1.5 s)\r\n' >>"$tmp/log"
+keep_times "$tmp/times" "$tmp/log"
+same keep_times "$(cat "$tmp/times")" "a/sleepy 21 42
+b/busy 54 54
+c/old 5 5
+e/crlf 2 2" || st=1
+# no summary line at all: the last times are kept
+echo "# ===== x/y" >"$tmp/empty"
+keep_times "$tmp/times" "$tmp/empty"
+[[ $(wc -l <"$tmp/times") == 4 ]] || { echo "times lost" | diag; st=1; }
+result keep_times $st
+
+# 2: loads 50 | 40+7 | 30+20 (known from TEST_SECONDS, new/one the default)
+st=0
+printf '%s\n' "g/a 50" "g/b 40" "g/c 30" >"$tmp/t2"
+got=$(deal 3 "$tmp/t2" 20 g/a g/b g/c g/known new/one)
+same deal_balance "$got" "g/a
+g/b g/known
+g/c new/one" || st=1
+# no TIMES file: TEST_SECONDS and the default alone
+got=$(deal 2 "$tmp/none" 20 g/known new/one g/a)
+same deal_balance_defaults "$got" "g/a g/known
+new/one" || st=1
+result deal_balance $st
+
+# 3
+st=0
+printf '%s\n' "s/cpu 40 40" "s/half 20 40" "s/sleeper 5 50" "s/nowall 30" "s/mostly 18 20" >"$tmp/t3"
+got=$(deal 1 "$tmp/t3" 10 s/cpu s/half s/sleeper s/nowall s/mostly)
+same deal_order "$got" "s/sleeper s/half s/mostly s/cpu s/nowall" || st=1
+result deal_order $st
+
+# 4
+st=0
+dealt_all "a b c" "a c" "b" 2>/dev/null || { echo "a right deal refused" | diag; st=1; }
+dealt_all "a b c" "a c" "" "b" 2>/dev/null || { echo "an empty slot refused" | diag; st=1; }
+! dealt_all "a b c" "a c" 2>"$tmp/err" || { echo "a lost unit accepted" | diag; st=1; }
+grep -q "a b c" "$tmp/err" || { echo "the error does not name the units" | diag; st=1; }
+! dealt_all "a b" "a b" "b" 2>/dev/null || { echo "a doubled unit accepted" | diag; st=1; }
+result dealt_all $st
+
+echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
+((fail == 0))
