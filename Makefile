@@ -45,9 +45,10 @@
 #                     FUZZ_ITERATIONS, FUZZ_SEED, FUZZ_SECONDS, FUZZ_TIMEOUT)
 #   make check        deps + all + perf + sparse + checkpatch + the builds of
 #                     check-riscv, then at once the host tests, the selftests
-#                     in x86 VMs and the RISC-V bench, dealt to VM_JOBS
-#                     (default 3) slots (tools/vm/check.sh; RISCV_ALONGSIDE=0
-#                     runs the bench after the x86 suites); prints each
+#                     in x86 VMs and the RISC-V bench in VM_JOBS (default 3)
+#                     slots, the x86 VMs taking the tests from one queue
+#                     (tools/vm/check.sh; RISCV_ALONGSIDE=0 runs the bench
+#                     after the x86 suites); prints each
 #                     phase's time, and the last line is
 #                     "N passed, N failed[, N skipped]"
 #   make clean

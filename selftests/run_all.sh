@@ -2,11 +2,16 @@
 # run_all.sh - run every test in DIR/*/ and print the sum (busybox sh; this
 # is how `make check` runs the selftests inside the VM).
 #
-# Usage: run_all.sh [-m] [-l LABEL] [-g GROUPS] [DIR]     (defaults: VM, /selftests)
+# Usage: run_all.sh [-m] [-l LABEL] [-g GROUPS | -q DEVICE] [DIR]
+#                                                   (defaults: VM, /selftests)
 #   -m  first modprobe every module in /lib/modules/$(uname -r)/updates/socpmu (the
 #       socpmu modules in the VM); a module that fails to load counts as 1 failed
 #   -g  only the groups (DIR/<group>/) and tests (DIR/<group>/<test>) named in
 #       GROUPS (separated by spaces); one that does not exist counts as 1 failed
+#   -q  take them one at a time from a queue at the other end of the serial
+#       port DEVICE instead (tools/vm/run-vm.sh --queue): write "next", read
+#       a line, GROUPS' one word; an empty line ends the run. The VMs of
+#       `make check` share one queue, so that they end together.
 #
 # A test is an executable file or a *.sh script in DIR/<group>/; programs
 # named *_bench are benchmarks, not tests, and are left to `make bench`. It must print
@@ -24,12 +29,13 @@
 # (all CPUs added; in a TCG guest this shows how much host CPU a test costs).
 # Last line: "LABEL: N passed, N failed, N skipped"; exit status 1 if any failed.
 
-label=VM load= groups=
+label=VM load= groups= queue=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-m) load=1; shift ;;
 	-l) label=$2; shift 2 ;;
 	-g) groups=$2; shift 2 ;;
+	-q) queue=$2; shift 2 ;;
 	*) break ;;
 	esac
 done
@@ -56,40 +62,26 @@ busy() {
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
-tests=
-if [ -n "$groups" ]; then
-	for g in $groups; do
-		if [ -d "$dir/$g" ]; then
-			tests="$tests $dir/$g/*"
-		elif [ -f "$dir/$g" ]; then
-			tests="$tests $dir/$g"
-		else
-			echo "# ===== group $g: not found: 1 failed"
-			failed=$((failed + 1))
-		fi
-	done
-else
-	tests="$dir/*/*"
-fi
-
-# shellcheck disable=SC2086 # the globs
-for t in $tests; do
+# run_test FILE: run one test, print its output and its line of counts, and
+# add them up.
+run_test() {
+	t=$1
 	if [ ! -f "$t" ]; then
-		continue
+		return
 	elif [ "${t%_bench}" != "$t" ]; then
-		continue	# benchmarks print figures, `make bench` runs them
+		return	# benchmarks print figures, `make bench` runs them
 	elif [ "${t%.sh}" != "$t" ]; then
 		set -- sh "$t"
 	elif [ -x "$t" ]; then
 		set -- "$t"
 	else
-		continue
+		return
 	fi
 	name=${t#"$dir"/}
 	echo "# ===== $name"
 	t0=$(date +%s)
 	b0=$(busy)
-	timeout "$limit" "$@" >"$out" 2>&1 </dev/null
+	timeout "$limit" "$@" >"$out" 2>&1 </dev/null 3>&-
 	rc=$?
 	secs=$(($(date +%s) - t0))
 	b1=$(busy)
@@ -109,7 +101,7 @@ EOF
 	if [ "$n" -eq 0 ]; then
 		echo "# ===== $name: no Totals line (exit status $rc): 1 failed ($secs s)"
 		failed=$((failed + 1))
-		continue
+		return
 	fi
 	# kselftest exit codes: 0 pass, 4 all skipped; anything else is a failure.
 	if [ "$f" -eq 0 ] && [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ]; then
@@ -120,7 +112,36 @@ EOF
 	passed=$((passed + p))
 	failed=$((failed + f))
 	skipped=$((skipped + s))
-done
+}
+
+# run_group G: the tests of group or test G (DIR/<group>/, DIR/<group>/<test>).
+run_group() {
+	if [ -d "$dir/$1" ]; then
+		for tf in "$dir/$1"/*; do run_test "$tf"; done
+	elif [ -f "$dir/$1" ]; then
+		run_test "$dir/$1"
+	else
+		echo "# ===== group $1: not found: 1 failed"
+		failed=$((failed + 1))
+	fi
+}
+
+if [ -n "$queue" ]; then
+	# (a failed redirection of exec would end the shell: the check first)
+	if [ -c "$queue" ] && exec 3<>"$queue" && stty -F "$queue" raw -echo; then
+		while echo next >&3 && IFS= read -r g <&3 && [ -n "$g" ]; do
+			run_group "$g"
+		done
+		exec 3>&-
+	else
+		echo "# ===== queue $queue: cannot be opened: 1 failed"
+		failed=$((failed + 1))
+	fi
+elif [ -n "$groups" ]; then
+	for g in $groups; do run_group "$g"; done
+else
+	for tf in "$dir"/*/*; do run_test "$tf"; done
+fi
 
 echo "$label: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

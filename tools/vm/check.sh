@@ -13,19 +13,18 @@
 # any). Fails if a test failed, a VM run went wrong (kernel problem,
 # timeout, no summary), check-riscv failed or no test ran.
 #
-# The x86 test programs (selftests/<group>/<test>) and the RISC-V bench
-# (one unit, riscv/bench) are dealt out by their cost, costliest first, to
-# VM_JOBS slots (default 3), which run at once, each in a VM and work
-# directory of its own (.build/vm-<n>); a slot that got the bench runs it
-# first, then its x86 tests. A slot runs the tests that sleep the most
-# first and its CPU-bound ones last, so that the CPUs stay busy to the end
-# (suites.sh's deal). The costs are those of the last run
-# (.build/test-seconds): an x86 test's CPU time (the "busy B s" that
-# run_all.sh prints, at most its "N s"; see suites.sh's keep_times) and the
-# bench's wall time, as its slot can run nothing else meanwhile; else
-# TEST_SECONDS below. The bench, the costliest unit, usually gets a slot of
-# its own. Each suite's console is kept in
-# .build/vm-<n>/console.log; VM_JOBS=1 runs them all in one VM, in .build/vm.
+# VM_JOBS slots (default 3) run at once: slot 1 runs the RISC-V bench
+# first, then joins the others; slots 2... each run an x86 VM with a work
+# directory of its own (.build/vm-<n>; .build/vm with VM_JOBS=1). The x86 VMs
+# take the test programs (selftests/<group>/<test>) one at a time from one
+# queue (.build/vm-queue, handed out through each guest's second serial port:
+# run-vm.sh --queue, run_all.sh -q), longest first by the wall times of the
+# last run (.build/test-seconds, else TEST_SECONDS below; suites.sh's
+# queue_order), so that they all end within about the length of the last,
+# shortest tests. A deal made before the run balanced the slots on the last
+# run's times, but those varied by up to 2x from run to run, and the slots
+# ended 13-46 s apart, a CPU idle meanwhile. Each VM's console is kept in
+# its directory's console.log, the tests it took in its handed file.
 #
 # The run is bound by CPU: the emulators keep both CPUs of a 2-CPU machine
 # busy, so it takes at least its CPU time / 2. On the machine of 2026-11-25
@@ -51,21 +50,18 @@ jobs=${VM_JOBS:-3}
 ((jobs >= 1)) || jobs=1
 times=$top/.build/test-seconds
 
-# Usual costs: CPU seconds per test in the VM with the other slots running
-# (2-core TCG host), and the whole RISC-V bench's seconds, to balance the
-# slots on a first run; a test not listed counts as 10.
+# Usual wall times of the tests in a VM with the other slots running (2-core
+# TCG host), for the order of a first run; a test not listed counts as 10.
 declare -A TEST_SECONDS=(
-	[perf_record/perf_record_test]=55 [tensix_card/tensix_card_test]=30
-	[reliability/stress_test]=24 [sifive_perf/sifive_perf_tool_test.sh]=21
-	[tensix_perf/tensix_perf_test.sh]=14 [reliability/socpmu_fuzz]=11
-	[reliability/module_test]=9 [pmu_events/pmu_events_test.sh]=9 [esp/esp_api_test]=7
-	[pulp/pulp_test]=6 [tensix/tensix_test]=5 [sifive_perf/sifive_perf_test]=5
-	[esp/esp_test]=3 [sifive_hpm/sifive_hpm_test]=3 [tensix_card/tensix_card_tool_test.sh]=3
-	[reliability/refusal_log_test.sh]=3 [sifive_trace/sifive_trace_test]=1
-	[reliability/security_test]=1 [reliability/atomic_regmap_test]=1
-	[riscv/bench]=125
+	[perf_record/perf_record_test]=50 [reliability/stress_test]=42
+	[tensix_perf/tensix_perf_test.sh]=33 [tensix_card/tensix_card_test]=29
+	[sifive_perf/sifive_perf_tool_test.sh]=19 [esp/esp_api_test]=19 [pulp/pulp_test]=16
+	[reliability/socpmu_fuzz]=15 [tensix/tensix_test]=14 [sifive_hpm/sifive_hpm_test]=12
+	[reliability/module_test]=8 [pmu_events/pmu_events_test.sh]=7 [esp/esp_test]=7
+	[tensix_card/tensix_card_tool_test.sh]=4 [sifive_trace/sifive_trace_test]=2
+	[sifive_perf/sifive_perf_test]=2 [reliability/security_test]=1
+	[reliability/refusal_log_test.sh]=1 [reliability/atomic_regmap_test]=1
 )
-RISCV_UNIT=riscv/bench
 # shellcheck source=tools/vm/suites.sh
 . "$here/suites.sh"
 
@@ -123,15 +119,16 @@ suite_dir() {
 	if ((jobs > 1)); then echo "$top/.build/vm-$1"; else echo "$top/.build/vm"; fi
 }
 
-# run_vm_suite N TESTS: run_all.sh over TESTS in a VM of its own; its
-# output goes to DIR/suite.out, its status to DIR/status.
+# run_vm_suite N: run_all.sh in a VM of its own, over the tests it takes
+# from the queue (.build/vm-queue) until it is empty; its output goes to
+# DIR/suite.out, its status to DIR/status, the tests it took to DIR/handed.
 run_vm_suite() {
 	local dir rc=0
 	dir=$(suite_dir "$1")
 	mkdir -p "$dir"
-	rm -f "$dir/status" "$dir/console.log"
-	VM_DIR=$dir "$here/run-vm.sh" --quiet --timeout "${VM_TIMEOUT:-1800}" -- \
-		/selftests/run_all.sh -m -l "VM" -g "$2" >"$dir/suite.out" 2>&1 || rc=$?
+	rm -f "$dir/status" "$dir/console.log" "$dir/handed"
+	VM_DIR=$dir "$here/run-vm.sh" --quiet --timeout "${VM_TIMEOUT:-1800}" --queue "$queue" -- \
+		/selftests/run_all.sh -m -l "VM" -q /dev/ttyS1 >"$dir/suite.out" 2>&1 || rc=$?
 	echo "$rc" >"$dir/status"
 }
 
@@ -144,77 +141,66 @@ riscv_bench() {
 	echo "$rc" >"$top/.build/check-riscv.status"
 }
 
-# run_slot N UNITS: the RISC-V bench if it is one of UNITS, then the x86
-# tests of UNITS (x86[N-1]) in VM suite N.
+# run_slot N: slot 1 runs the RISC-V bench first (when it runs alongside),
+# then joins the others if tests are left in the queue; every other slot
+# runs a VM suite from the start.
 run_slot() {
-	[[ " $2 " != *" $RISCV_UNIT "* ]] || riscv_bench
-	[[ -z ${x86[$1 - 1]} ]] || run_vm_suite "$1" "${x86[$1 - 1]}"
+	if (($1 == 1 && riscv && alongside)); then
+		riscv_bench
+		[[ -s $queue ]] || return 0
+	fi
+	run_vm_suite "$1"
 }
 
 # Every slot at once; the results are read by vm_results and riscv_results.
-suites=() x86=()
+units=()
+queue=$top/.build/vm-queue
 vm_tests() {
-	local units=() i pids=() u
+	local i pids=()
 	mapfile -t units < <(vm_units)
-	((!riscv || !alongside)) || units+=("$RISCV_UNIT")
+	rm -f "$queue" "$queue.lock"
+	for ((i = 1; i <= jobs; i++)); do rm -rf "$(suite_dir "$i")/status"; done
 	((${#units[@]})) || return 0
 	((jobs <= ${#units[@]})) || jobs=${#units[@]}
-	mapfile -t suites < <(deal "$jobs" "$times" 10 "${units[@]}")
-	if ! dealt_all "${units[*]}" "${suites[@]}"; then
-		problems+=("cannot deal the tests to the VM slots (above)")
-		suites=()
-		return 0
-	fi
-	for ((i = 0; i < jobs; i++)); do
-		x86[i]=
-		for u in ${suites[i]}; do
-			[[ $u == "$RISCV_UNIT" ]] || x86[i]+="${x86[i]:+ }$u"
-		done
+	queue_order "$times" 10 "${units[@]}" >"$queue"
+	for ((i = 1; i <= jobs; i++)); do
+		run_slot "$i" &
+		pids+=($!)
 	done
-	for ((i = 0; i < jobs; i++)); do
-		run_slot "$((i + 1))" "${suites[i]}" &
-		pids[i]=$!
-	done
-	for ((i = 0; i < jobs; i++)); do wait "${pids[i]}" || true; done
+	for i in "${pids[@]}"; do wait "$i" || true; done
 }
 
-# Show the suites' consoles, add their counts, keep their tests' times.
+# Show the suites' consoles, add their counts, keep their tests' times;
+# every test must have been taken from the queue by exactly one VM.
 vm_results() {
-	local i n dir rc line logs
-	if ((${#suites[@]} == 0)); then
-		((${#problems[@]})) || problems+=("VM: no selftests built (make selftests)")
+	local i dir rc line logs=() handed=()
+	if ((${#units[@]} == 0)); then
+		problems+=("VM: no selftests built (make selftests)")
 		return
 	fi
 	echo "### selftests in x86 VMs"
-	for i in "${!suites[@]}"; do
-		[[ -n ${x86[i]} ]] || continue
-		n=$((i + 1))
-		dir=$(suite_dir "$n")
-		echo "### VM suite $n (${x86[i]}): console"
+	for ((i = 1; i <= jobs; i++)); do
+		dir=$(suite_dir "$i")
+		[[ -f $dir/status ]] || continue
+		echo "### VM suite $i ($(paste -sd' ' "$dir/handed" 2>/dev/null)): console"
 		tr -d '\r' <"$dir/console.log" 2>/dev/null || true
 		grep -E '^run-vm' "$dir/suite.out" || true
-		rc=$(cat "$dir/status" 2>/dev/null || echo 125)
+		rc=$(cat "$dir/status")
 		line=$(tr -d '\r' <"$dir/console.log" 2>/dev/null | grep -E "^VM: $summary\$" | tail -n 1) || true
 		if [[ -n $line ]]; then
 			add "$line"
 		else
-			problems+=("VM suite $n (${x86[i]}): no summary line from run_all.sh")
+			problems+=("VM suite $i: no summary line from run_all.sh")
 		fi
 		if ((rc == 124 || rc == 125)); then
-			problems+=("VM suite $n: run-vm.sh failed with status $rc (kernel problem, timeout or set-up; see above)")
+			problems+=("VM suite $i: run-vm.sh failed with status $rc (kernel problem, timeout or set-up; see above)")
 		fi
+		logs+=("$dir/console.log")
+		[[ ! -f $dir/handed ]] || mapfile -t -O "${#handed[@]}" handed <"$dir/handed"
 	done
-	logs=()
-	for i in "${!suites[@]}"; do
-		[[ -z ${x86[i]} ]] || logs+=("$(suite_dir $((i + 1)))/console.log")
-	done
+	dealt_all "${units[*]}" "${handed[@]}" ||
+		problems+=("VM: the suites did not take every test exactly once (above)")
 	keep_times "$times" "${logs[@]}"
-	# the bench's time, if it ran through (a failed one stops early)
-	if [[ -s $top/.build/check-phases/RISC-V_bench && -f $times &&
-	      $(cat "$top/.build/check-riscv.status" 2>/dev/null) == 0 ]]; then
-		printf '%s %.0f\n' "$RISCV_UNIT" "$(cat "$top/.build/check-phases/RISC-V_bench")" \
-			>>"$times"
-	fi
 }
 
 # check-riscv's results: its summaries (.build/riscv-suites lists them).

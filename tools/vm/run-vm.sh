@@ -1,7 +1,8 @@
 #!/bin/bash
 # run-vm.sh - run one command in a throw-away VM and pass its exit status on.
 #
-# Usage: tools/vm/run-vm.sh [--timeout S] [--append ARGS] [--dir DIR] [--quiet] -- CMD [ARG...]
+# Usage: tools/vm/run-vm.sh [--timeout S] [--append ARGS] [--dir DIR] [--quiet]
+#                           [--queue FILE] -- CMD [ARG...]
 #        tools/vm/run-vm.sh --interactive [--append ARGS] [--dir DIR]
 #   --timeout S    give up after S seconds (default 300)
 #   --append ARGS  more kernel command line, e.g. loglevel=8 to see every
@@ -9,6 +10,12 @@
 #   --dir DIR      the VM's work directory (default .build/vm; $VM_DIR):
 #                  several VMs with their own directories can run at once
 #   --quiet        do not show the console as it grows (it is still kept)
+#   --queue FILE   the guest's /dev/ttyS1 hands out FILE's lines: each line
+#                  the guest writes there is answered with the next line of
+#                  FILE, which is taken out of it (under a lock: VMs can
+#                  share FILE), then with an empty line once FILE is empty
+#                  (suites.sh's serve_queue; run_all.sh -q). The lines
+#                  handed out are kept in DIR/handed.
 #   --interactive  a shell on the console (this terminal, or stdin's lines)
 #                  with every module loaded and a simulated device of every
 #                  type (tools/vm/session.sh); `exit` powers the VM off
@@ -40,6 +47,8 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tools/vm/vm-watch.sh
 . "$here/vm-watch.sh"
+# shellcheck source=tools/vm/suites.sh
+. "$here/suites.sh"
 top=$(cd "$here/../.." && pwd)
 CACHE=${CACHE:-/var/cache/socpmu}
 KVER=${KVER:-$("$here/kver.sh")}
@@ -89,6 +98,7 @@ timeout_s=300
 append=
 quiet=
 interactive=
+queue=
 while (($#)); do
 	case $1 in
 	--timeout) timeout_s=${2:?}; shift 2 ;;
@@ -96,6 +106,7 @@ while (($#)); do
 	--dir) vmdir=${2:?}; shift 2 ;;
 	--quiet) quiet=1; shift ;;
 	--interactive) interactive=1; shift ;;
+	--queue) queue=${2:?}; shift 2 ;;
 	--) shift; break ;;
 	*) usage ;;
 	esac
@@ -252,6 +263,8 @@ t1=$EPOCHREALTIME
 qemu_args() {
 	echo -M q35 -accel tcg,thread=single -bios qboot.rom -vga none -nic none -smp 2 -m 1G \
 		-nographic -no-reboot
+	# ttyS0 as -nographic has it alone, ttyS1 the queue's
+	[[ -z $queue ]] || echo -serial mon:stdio -serial "pipe:$vmdir/queue"
 }
 
 boot() {
@@ -267,7 +280,7 @@ boot() {
 	else
 		tail_pid=
 	fi
-	trap 'kill "$qemu_pid" $tail_pid 2>/dev/null || true' EXIT
+	trap 'kill "$qemu_pid" $tail_pid $server_pid 2>/dev/null || true' EXIT
 
 	vm_watch "$qemu_pid" "$log" "$timeout_s" "$KERNEL_PROBLEM" "$GRACE" "^SOCPMU-VM-START $token"
 	qemu_rc=0
@@ -289,7 +302,22 @@ if [[ -n $interactive ]]; then
 	exec qemu-system-x86_64 $(qemu_args) -kernel "$vmlinuz" -initrd "$initrd" \
 		-append "$CMDLINE $append"
 fi
+# --queue: the server of the guest's /dev/ttyS1, whose host end is the
+# FIFOs DIR/queue.in (to the guest) and DIR/queue.out (from it) that QEMU's
+# pipe chardev opens. It stops when the VM has ended.
+server_pid=
+if [[ -n $queue ]]; then
+	rm -f "$vmdir/queue.in" "$vmdir/queue.out"
+	mkfifo "$vmdir/queue.in" "$vmdir/queue.out"
+	: >"$vmdir/handed"
+	serve_queue "$queue" "$vmdir/queue.in" "$vmdir/queue.out" "$vmdir/handed" &
+	server_pid=$!
+fi
 boot_retrying run-vm "$token"
+if [[ -n $server_pid ]]; then
+	kill "$server_pid" 2>/dev/null || true
+	wait "$server_pid" 2>/dev/null || true
+fi
 t2=$EPOCHREALTIME
 times=$(awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN { printf "initramfs %.1f s, VM %.1f s", b - a, c - b }')
 

@@ -70,3 +70,51 @@ dealt_all() {
 	echo "deal: the suites ($*) do not hold the units (${want//$'\n'/ }) once each" >&2
 	return 1
 }
+
+# queue_order TIMES DEFAULT UNIT...: the units, one per line, longest first
+# by their wall time in TIMES ("UNIT COST WALL"; COST if no WALL), else
+# TEST_SECONDS, else DEFAULT: the order of the queue the x86 VMs of `make
+# check` take their tests from, one at a time (serve_queue). Each VM takes
+# the next test when its last one ends, so that they end within the length
+# of the last tests, which are the shortest.
+queue_order() {
+	local times=$1 def=$2 u s w
+	local -A secs=()
+	shift 2
+	for u in "$@"; do secs[$u]=${TEST_SECONDS[$u]:-$def}; done
+	if [[ -f $times ]]; then
+		while read -r u s w; do
+			[[ -n ${secs[$u]:-} ]] && secs[$u]=${w:-$s}
+		done <"$times"
+	fi
+	for u in "$@"; do echo "${secs[$u]} $u"; done | sort -k1,1nr -k2 | cut -d' ' -f2
+}
+
+# queue_pop QUEUE: print the first line of the file QUEUE and remove it,
+# nothing once it is empty (under a lock: several VMs share it).
+queue_pop() {
+	local fd
+	exec {fd}>>"$1.lock"
+	flock "$fd"
+	sed -n 1p "$1"
+	sed -i 1d "$1"
+	exec {fd}>&-
+}
+
+# serve_queue QUEUE IN OUT HANDED: for each line a guest writes to the FIFO
+# OUT (the host end of its serial port, run-vm.sh --queue), the next line
+# of QUEUE (queue_pop) on the FIFO IN, appended to HANDED first; an empty
+# line once QUEUE is empty, which ends it. The FIFOs are opened read-write:
+# the open does not wait for QEMU, and the caller stops the server when the
+# VM has ended.
+serve_queue() {
+	local u in out
+	exec {in}<>"$2" {out}<>"$3"
+	while IFS= read -r _ <&"$out"; do
+		u=$(queue_pop "$1")
+		[[ -z $u ]] || echo "$u" >>"$4"
+		printf '%s\n' "$u" >&"$in"
+		[[ -n $u ]] || break
+	done
+	exec {in}>&- {out}>&-
+}
