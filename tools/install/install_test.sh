@@ -24,16 +24,11 @@ kver=$("$top/tools/vm/kver.sh")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 modules=$(sed -n 's/^BUILT_MODULE_NAME\[[0-9]*\]="\(.*\)"/\1/p' "$top/dkms.conf")
-n=0 pass=0 fail=0
 
-result() {
-	n=$((n + 1))
-	if [[ $2 == 0 ]]; then pass=$((pass + 1)); echo "ok $n $1"; else fail=$((fail + 1)); echo "not ok $n $1"; fi
-}
-diag() { sed 's/^/# /'; }
+# shellcheck source=tools/vm/tap.sh
+. "$top/tools/vm/tap.sh"
 
-echo "TAP version 13"
-echo "1..3"
+tap_plan 3
 
 # 1
 st=0
@@ -135,5 +130,4 @@ grep -q 'PMUs: .*esp_0.*pulp_0.*sifive_hpm.*sifive_trace.*tensix_0' "$tmp/vm.txt
 [[ $st == 0 ]] || tail -40 "$tmp/vm.txt" | diag
 result vm_session_readme $st
 
-echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
-((fail == 0))
+tap_totals

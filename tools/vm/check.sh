@@ -84,6 +84,13 @@ timed() {
 	return "$rc"
 }
 
+# cpu_times: the host's busy and idle CPU seconds since boot (/proc/stat).
+cpu_times() {
+	awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu" {
+		printf "%.1f %.1f\n", ($2 + $3 + $4 + $7 + $8 + $9) / hz, ($5 + $6) / hz; exit
+	}' /proc/stat
+}
+
 # phase NAME: the time timed() kept for NAME, into the table at the end.
 phase() {
 	phases+=("$1 $(cat "$top/.build/check-phases/${1// /_}" 2>/dev/null || echo -)")
@@ -224,6 +231,7 @@ riscv_results() {
 
 # The host tests and the slots at once (the host tests' output is kept and
 # shown afterwards).
+read -r busy0 idle0 < <(cpu_times)
 rm -rf "$top/.build/check-phases"
 mkdir -p "$top/.build/check-phases"
 rm -f "$top/.build/check-riscv.status"
@@ -256,6 +264,12 @@ phase "VM selftests"
 phase "host tests"
 ((riscv)) && phase "RISC-V bench"
 for p in "${phases[@]}"; do printf '#   %-28s %7s s\n' "${p% *}" "${p##* }"; done
+# The CPU time of the test run: it takes at least busy / CPUs; idle CPU
+# time is what its schedule left unused.
+read -r busy1 idle1 < <(cpu_times)
+awk -v b0="$busy0" -v i0="$idle0" -v b1="$busy1" -v i1="$idle1" -v n="$(nproc)" 'BEGIN {
+	printf "#   %-28s %7.1f s busy, %.1f s idle (%d CPUs)\n", "CPU of the test run", b1 - b0, i1 - i0, n
+}'
 if ((alongside)); then
 	echo "#   (the host tests ran during the VM selftests, which include the RISC-V bench)"
 else

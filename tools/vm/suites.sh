@@ -58,16 +58,17 @@ keep_times() {
 	if [[ -s $times.new ]]; then mv "$times.new" "$times"; else rm -f "$times.new"; fi
 }
 
-# dealt_all UNITS SUITE...: fail, naming them, if the suites (lines of deal)
-# do not hold each of the UNITS (words) exactly once: deal runs in a process
-# substitution, where its failure would go unnoticed.
+# dealt_all UNITS SUITE...: fail, naming them, if the suites (lines of deal,
+# or the tests the VMs took from the queue) do not hold each of the UNITS
+# (words) exactly once: deal runs in a process substitution, where its
+# failure would go unnoticed, and a VM that died loses the rest of its test.
 dealt_all() {
 	local want got
 	want=$(tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort)
 	shift
 	got=$(printf '%s\n' "$@" | tr ' ' '\n' | sed '/^$/d' | sort)
 	[[ $want == "$got" ]] && return 0
-	echo "deal: the suites ($*) do not hold the units (${want//$'\n'/ }) once each" >&2
+	echo "suites ($*): they do not hold the units (${want//$'\n'/ }) once each" >&2
 	return 1
 }
 

@@ -23,20 +23,15 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 pass=0 fail=0
 
-result() {
-	n=$((n + 1))
-	if [[ $2 == 0 ]]; then pass=$((pass + 1)); echo "ok $n $1"; else fail=$((fail + 1)); echo "not ok $n $1"; fi
-}
-diag() { sed 's/^/# /'; }
+# shellcheck source=tools/vm/tap.sh
+. "$here/tap.sh"
 
 # shellcheck source=tools/vm/suites.sh
 . "$here/suites.sh"
 declare -A TEST_SECONDS=([g/known]=7)
 
-echo "TAP version 13"
-echo "1..6"
+tap_plan 6
 
 # same WHAT GOT WANT: 0 if equal, else the difference as diagnostics
 same() {
@@ -148,5 +143,4 @@ same handed2 "$(paste -sd' ' "$tmp/handed2")" "u/2 u/3" || st=1
 [[ ! -s $tmp/q6 ]] || { echo "units left in the queue" | diag; st=1; }
 result serve_queue $st
 
-echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
-((fail == 0))
+tap_totals

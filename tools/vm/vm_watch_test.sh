@@ -25,13 +25,9 @@ set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
-n=0 pass=0 fail=0
 
-result() {
-	n=$((n + 1))
-	if [[ $2 == 0 ]]; then pass=$((pass + 1)); echo "ok $n $1"; else fail=$((fail + 1)); echo "not ok $n $1"; fi
-}
-diag() { sed 's/^/# /'; }
+# shellcheck source=tools/vm/tap.sh
+. "$here/tap.sh"
 
 # the definitions of both scripts, as they are
 x86=$(eval "$(grep -E '^KERNEL_PROBLEM=' "$here/run-vm.sh")"; echo "$KERNEL_PROBLEM")
@@ -40,8 +36,7 @@ cmdline=$(eval "$(grep -E '^CMDLINE\+?=' "$here/run-vm.sh")"; echo "$CMDLINE")
 # shellcheck source=tools/vm/vm-watch.sh
 . "$here/vm-watch.sh"
 
-echo "TAP version 13"
-echo "1..6"
+tap_plan 6
 
 # matches PATTERN LINE: 0 if the console line is a problem
 matches() { grep -qE "$1" <<<"$2"; }
@@ -155,5 +150,4 @@ b=$(retries "$ok" "$ok")
 [[ $b == 1 ]] || { echo "a good boot: $b boots" | diag; st=1; }
 result boot_retry $st
 
-echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
-((fail == 0))
+tap_totals
