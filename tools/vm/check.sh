@@ -84,10 +84,12 @@ timed() {
 	return "$rc"
 }
 
-# cpu_times: the host's busy and idle CPU seconds since boot (/proc/stat).
+# cpu_times: the host's busy, idle and stolen CPU seconds since boot
+# (/proc/stat; stolen: the time a hypervisor gave this machine's CPUs to
+# others while they had work).
 cpu_times() {
 	awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu" {
-		printf "%.1f %.1f\n", ($2 + $3 + $4 + $7 + $8 + $9) / hz, ($5 + $6) / hz; exit
+		printf "%.2f %.2f %.2f\n", ($2 + $3 + $4 + $7 + $8) / hz, ($5 + $6) / hz, $9 / hz; exit
 	}' /proc/stat
 }
 
@@ -231,7 +233,7 @@ riscv_results() {
 
 # The host tests and the slots at once (the host tests' output is kept and
 # shown afterwards).
-read -r busy0 idle0 < <(cpu_times)
+read -r busy0 idle0 stolen0 < <(cpu_times)
 rm -rf "$top/.build/check-phases"
 mkdir -p "$top/.build/check-phases"
 rm -f "$top/.build/check-riscv.status"
@@ -264,11 +266,13 @@ phase "VM selftests"
 phase "host tests"
 ((riscv)) && phase "RISC-V bench"
 for p in "${phases[@]}"; do printf '#   %-28s %7s s\n' "${p% *}" "${p##* }"; done
-# The CPU time of the test run: it takes at least busy / CPUs; idle CPU
-# time is what its schedule left unused.
-read -r busy1 idle1 < <(cpu_times)
-awk -v b0="$busy0" -v i0="$idle0" -v b1="$busy1" -v i1="$idle1" -v n="$(nproc)" 'BEGIN {
-	printf "#   %-28s %7.1f s busy, %.1f s idle (%d CPUs)\n", "CPU of the test run", b1 - b0, i1 - i0, n
+# The CPU time of the test run: it takes at least (busy + stolen) / CPUs;
+# idle CPU time is what its schedule left unused.
+read -r busy1 idle1 stolen1 < <(cpu_times)
+awk -v b="$busy0 $busy1" -v i="$idle0 $idle1" -v s="$stolen0 $stolen1" -v n="$(nproc)" 'BEGIN {
+	split(b, b2, " "); split(i, i2, " "); split(s, s2, " ")
+	printf "#   %-28s %7.1f s busy, %.1f s idle, %.1f s stolen (%d CPUs)\n", "CPU of the test run",
+		b2[2] - b2[1], i2[2] - i2[1], s2[2] - s2[1], n
 }'
 if ((alongside)); then
 	echo "#   (the host tests ran during the VM selftests, which include the RISC-V bench)"
