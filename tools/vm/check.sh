@@ -182,7 +182,7 @@ vm_tests() {
 # Show the suites' consoles, add their counts, keep their tests' times;
 # every test must have been taken from the queue by exactly one VM.
 vm_results() {
-	local i dir rc line logs=() handed=()
+	local i dir rc line u console logs=() handed=()
 	if ((${#units[@]} == 0)); then
 		problems+=("VM: no selftests built (make selftests)")
 		return
@@ -205,7 +205,13 @@ vm_results() {
 			problems+=("VM suite $i: run-vm.sh failed with status $rc (kernel problem, timeout or set-up; see above)")
 		fi
 		logs+=("$dir/console.log")
-		[[ ! -f $dir/handed ]] || mapfile -t -O "${#handed[@]}" handed <"$dir/handed"
+		[[ -f $dir/handed ]] || continue
+		console=$(tr -d '\r' <"$dir/console.log" 2>/dev/null) || true
+		while read -r u; do
+			handed+=("$u")
+			[[ $console == *"# ===== $u: "* ]] ||
+				problems+=("VM suite $i: no result for $u (the VM ended during it?)")
+		done <"$dir/handed"
 	done
 	dealt_all "${units[*]}" "${handed[@]}" ||
 		problems+=("VM: the suites did not take every test exactly once (above)")
