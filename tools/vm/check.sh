@@ -34,6 +34,14 @@
 # 0.45 s), with CPU taken by its neighbours: 152-275 s warm, 287-455 CPU
 # seconds, most runs 170-210 s. Of that, the RISC-V bench takes 77-104 CPU
 # seconds (-O2 kernel), the x86 VMs 170-215, the rest (host tests, scripts) 30-45.
+# With the queue, the runs of that machine left 17-24 CPU seconds idle
+# (50-60 with the deal), about 6 of them in the builds before the tests:
+# 140 s at its fastest (253 CPU seconds), 182-191 s when slow (348-361).
+# More slots cost more CPU per test (three RISC-V VMs: 434 CPU seconds),
+# fewer leave CPUs idle (VM_JOBS=2: 79 s idle); the x86 VMs use one TCG
+# thread for two vCPUs (more CPU with a thread each, besides the int3
+# problem of run-vm.sh), the RISC-V VM a thread per hart (a single thread
+# took 138 instead of 100 CPU seconds for the bench).
 # RISCV_ALONGSIDE=0 runs the bench alone after the x86 suites instead (the
 # schedule before: about 150 s on the first machine).
 #
