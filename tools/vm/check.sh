@@ -92,13 +92,11 @@ timed() {
 	return "$rc"
 }
 
-# cpu_times: the host's busy, idle and stolen CPU seconds since boot
-# (/proc/stat; stolen: the time a hypervisor gave this machine's CPUs to
+# cpu_times: the host's busy, idle and stolen CPU time since boot, in clock
+# ticks (/proc/stat; stolen: the time a hypervisor gave this machine's CPUs to
 # others while they had work).
 cpu_times() {
-	awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu" {
-		printf "%.2f %.2f %.2f\n", ($2 + $3 + $4 + $7 + $8) / hz, ($5 + $6) / hz, $9 / hz; exit
-	}' /proc/stat
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8, $5 + $6, $9; exit }' /proc/stat
 }
 
 # phase NAME: the time timed() kept for NAME, into the table at the end.
@@ -176,7 +174,7 @@ vm_tests() {
 	local i pids=()
 	mapfile -t units < <(vm_units)
 	rm -f "$queue" "$queue.lock"
-	for ((i = 1; i <= jobs; i++)); do rm -rf "$(suite_dir "$i")/status"; done
+	for ((i = 1; i <= jobs; i++)); do rm -f "$(suite_dir "$i")/status"; done
 	((${#units[@]})) || return 0
 	((jobs <= ${#units[@]})) || jobs=${#units[@]}
 	queue_order "$times" 10 "${units[@]}" >"$queue"
@@ -199,11 +197,12 @@ vm_results() {
 	for ((i = 1; i <= jobs; i++)); do
 		dir=$(suite_dir "$i")
 		[[ -f $dir/status ]] || continue
+		console=$(tr -d '\r' <"$dir/console.log" 2>/dev/null) || true
 		echo "### VM suite $i ($(paste -sd' ' "$dir/handed" 2>/dev/null)): console"
-		tr -d '\r' <"$dir/console.log" 2>/dev/null || true
+		[[ -z $console ]] || printf '%s\n' "$console"
 		grep -E '^run-vm' "$dir/suite.out" || true
 		rc=$(cat "$dir/status")
-		line=$(tr -d '\r' <"$dir/console.log" 2>/dev/null | grep -E "^VM: $summary\$" | tail -n 1) || true
+		line=$(grep -E "^VM: $summary\$" <<<"$console" | tail -n 1) || true
 		if [[ -n $line ]]; then
 			add "$line"
 		else
@@ -214,7 +213,6 @@ vm_results() {
 		fi
 		logs+=("$dir/console.log")
 		[[ -f $dir/handed ]] || continue
-		console=$(tr -d '\r' <"$dir/console.log" 2>/dev/null) || true
 		while read -r u; do
 			handed+=("$u")
 			[[ $console == *"# ===== $u: "* ]] ||
@@ -283,10 +281,10 @@ for p in "${phases[@]}"; do printf '#   %-28s %7s s\n' "${p% *}" "${p##* }"; don
 # The CPU time of the test run: it takes at least (busy + stolen) / CPUs;
 # idle CPU time is what its schedule left unused.
 read -r busy1 idle1 stolen1 < <(cpu_times)
-awk -v b="$busy0 $busy1" -v i="$idle0 $idle1" -v s="$stolen0 $stolen1" -v n="$(nproc)" 'BEGIN {
-	split(b, b2, " "); split(i, i2, " "); split(s, s2, " ")
-	printf "#   %-28s %7.1f s busy, %.1f s idle, %.1f s stolen (%d CPUs)\n", "CPU of the test run",
-		b2[2] - b2[1], i2[2] - i2[1], s2[2] - s2[1], n
+awk -v b=$((busy1 - busy0)) -v i=$((idle1 - idle0)) -v s=$((stolen1 - stolen0)) \
+	-v hz="$(getconf CLK_TCK)" -v n="$(nproc)" 'BEGIN {
+	printf "#   %-28s %7.1f s busy, %.1f s idle, %.1f s stolen (%d CPUs)\n",
+		"CPU of the test run", b / hz, i / hz, s / hz, n
 }'
 if ((alongside)); then
 	echo "#   (the host tests ran during the VM selftests, which include the RISC-V bench)"

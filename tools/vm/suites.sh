@@ -1,14 +1,29 @@
 # shellcheck shell=bash
-# suites.sh - sourced by check.sh and check-riscv.sh: deal tests out to the
-# suites that run in VMs at once.
+# suites.sh - sourced by check.sh, check-riscv.sh and run-vm.sh: deal tests
+# out to the suites that run in VMs at once, or hand them out from a queue.
+
+# unit_times TIMES DEFAULT UNIT...: "UNIT COST WALL" for each UNIT, in
+# their order: its line in the file TIMES (the last run's, if any: see
+# keep_times), else COST from the associative array TEST_SECONDS, else
+# DEFAULT; WALL 0 where it is not known.
+unit_times() {
+	local times=$1 def=$2 u s w
+	local -A line=()
+	shift 2
+	for u in "$@"; do line[$u]="${TEST_SECONDS[$u]:-$def} 0"; done
+	if [[ -f $times ]]; then
+		while read -r u s w; do
+			[[ -z ${line[$u]:-} ]] || line[$u]="$s ${w:-0}"
+		done <"$times"
+	fi
+	for u in "$@"; do echo "$u ${line[$u]}"; done
+}
 
 # deal N TIMES DEFAULT UNIT...: print N lines (some maybe empty), the units
 # of each suite, separated by spaces. Units go costliest first, each to the
-# suite with the least cost so far. A unit's cost is its line "UNIT SECONDS
-# [WALL]" in the file TIMES (the last run's, if any: see keep_times), else
-# the value of the associative array TEST_SECONDS for it, else DEFAULT.
+# suite with the least cost so far, its COST of unit_times.
 # Each suite then runs its units in the order of their share of CPU time,
-# SECONDS / WALL, the one that sleeps the most first: the slots' CPU-bound
+# COST / WALL, the one that sleeps the most first: the slots' CPU-bound
 # units run last, together, and keep both CPUs busy to the end, while a
 # unit that mostly sleeps leaves its CPU to the others in the crowded first
 # part of the run (as the tail of the run, the sleepers left a CPU idle
@@ -18,14 +33,10 @@ deal() {
 	local -A secs=() share=()
 	local -a load=() suite=()
 	shift 3
-	for u in "$@"; do secs[$u]=${TEST_SECONDS[$u]:-$def} share[$u]=1000; done
-	if [[ -f $times ]]; then
-		while read -r u s w; do
-			[[ -n ${secs[$u]:-} ]] || continue
-			secs[$u]=$s
-			if ((${w:-0} > 0 && s < w)); then share[$u]=$((s * 1000 / w)); fi
-		done <"$times"
-	fi
+	while read -r u s w; do
+		secs[$u]=$s share[$u]=1000
+		if ((w > 0 && s < w)); then share[$u]=$((s * 1000 / w)); fi
+	done < <(unit_times "$times" "$def" "$@")
 	for ((i = 0; i < n; i++)); do load[i]=0 suite[i]=; done
 	for u in $(for v in "$@"; do echo "${secs[$v]} $v"; done | sort -k1,1nr -k2 | cut -d' ' -f2); do
 		best=0
@@ -61,7 +72,8 @@ keep_times() {
 # dealt_all UNITS SUITE...: fail, naming them, if the suites (lines of deal,
 # or the tests the VMs took from the queue) do not hold each of the UNITS
 # (words) exactly once: deal runs in a process substitution, where its
-# failure would go unnoticed, and a VM that died loses the rest of its test.
+# failure would go unnoticed, and tests are left in the queue if every VM
+# died.
 dealt_all() {
 	local want got
 	want=$(tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort)
@@ -73,22 +85,12 @@ dealt_all() {
 }
 
 # queue_order TIMES DEFAULT UNIT...: the units, one per line, longest first
-# by their wall time in TIMES ("UNIT COST WALL"; COST if no WALL), else
-# TEST_SECONDS, else DEFAULT: the order of the queue the x86 VMs of `make
+# by their WALL of unit_times (COST where WALL is not known): the order of the queue the x86 VMs of `make
 # check` take their tests from, one at a time (serve_queue). Each VM takes
 # the next test when its last one ends, so that they end within the length
 # of the last tests, which are the shortest.
 queue_order() {
-	local times=$1 def=$2 u s w
-	local -A secs=()
-	shift 2
-	for u in "$@"; do secs[$u]=${TEST_SECONDS[$u]:-$def}; done
-	if [[ -f $times ]]; then
-		while read -r u s w; do
-			[[ -n ${secs[$u]:-} ]] && secs[$u]=${w:-$s}
-		done <"$times"
-	fi
-	for u in "$@"; do echo "${secs[$u]} $u"; done | sort -k1,1nr -k2 | cut -d' ' -f2
+	unit_times "$@" | awk '{ print ($3 > 0 ? $3 : $2), $1 }' | sort -k1,1nr -k2 | cut -d' ' -f2
 }
 
 # queue_pop QUEUE: print the first line of the file QUEUE and remove it,
