@@ -24,13 +24,19 @@
  * reserved window, the harvesting mask and the clock.
  *
  * debugfs: "tiles" (model core, NOC x,y, harvested), inject/advance/workload
- * of the counter model (cores numbered as in "tiles"), "errors", and
- * "user_tlb", which plays a user space program using its own windows.
+ * of the counter model (cores numbered as in "tiles"), "errors",
+ * "user_tlb", which plays a user space program using its own windows, and
+ * "cfg_delay_ns", which makes every write of a TLB config register stall
+ * the writer after the new value took effect (a slow link): the time
+ * between programming a window and using it grows, and a user of the
+ * window that does not keep the two atomic is caught within a few
+ * accesses instead of a few million.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": ttcard: " fmt
 
 #include <linux/auxiliary_bus.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/err.h>
 #include <linux/fs.h>
@@ -128,6 +134,7 @@ struct ttcard_cfg {
  * @tile_at: model core at NOC (x, y), or -1
  * @bad_harvested: accesses to harvested tiles
  * @bad_stray: accesses the model does not have
+ * @cfg_delay_ns: stall after each config register write (debugfs)
  * @ts: the Tensix counter model, one core per tile
  */
 struct ttcard {
@@ -141,8 +148,12 @@ struct ttcard {
 	s16 tile_at[TT_BH_GRID_X][TT_BH_GRID_Y];
 	atomic64_t bad_harvested;
 	atomic64_t bad_stray;
+	u32 cfg_delay_ns;
 	struct tensix_sim *ts;
 };
+
+/* Longest config write stall: the writer may hold a lock with IRQs off */
+#define TTCARD_MAX_CFG_DELAY_NS	(50 * NSEC_PER_USEC)
 
 /* @width bits at bit @shift of the multi-word register @w */
 static u64 ttcard_bits(const u32 *w, unsigned int shift, unsigned int width)
@@ -234,6 +245,8 @@ static void ttcard_access(struct ttcard *tc, unsigned int reg, unsigned int *rva
 		else
 			*word = wval;
 		raw_spin_unlock_irqrestore(&tc->lock, flags);
+		if (!rval && READ_ONCE(tc->cfg_delay_ns))
+			ndelay(READ_ONCE(tc->cfg_delay_ns));
 		return;
 	}
 	if (ttcard_window(tc, reg, &kind, &win, &off)) {
@@ -347,6 +360,29 @@ static const struct file_operations ttcard_user_tlb_fops = {
 	.llseek = noop_llseek,
 };
 
+/* debugfs "cfg_delay_ns": 0 to TTCARD_MAX_CFG_DELAY_NS */
+static int ttcard_cfg_delay_get(void *data, u64 *val)
+{
+	struct ttcard *tc = data;
+
+	*val = READ_ONCE(tc->cfg_delay_ns);
+	return 0;
+}
+
+static int ttcard_cfg_delay_set(void *data, u64 val)
+{
+	struct ttcard *tc = data;
+
+	if (val > TTCARD_MAX_CFG_DELAY_NS) {
+		pr_debug("cfg_delay_ns: %llu is over %lu\n", val, TTCARD_MAX_CFG_DELAY_NS);
+		return -EINVAL;
+	}
+	WRITE_ONCE(tc->cfg_delay_ns, val);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(ttcard_cfg_delay_fops, ttcard_cfg_delay_get,
+			 ttcard_cfg_delay_set, "%llu\n");
+
 static void ttcard_debugfs_init(struct socpmu_sim_dev *sdev, struct dentry *dir)
 {
 	struct ttcard *tc = sdev->model;
@@ -355,6 +391,7 @@ static void ttcard_debugfs_init(struct socpmu_sim_dev *sdev, struct dentry *dir)
 	debugfs_create_file("tiles", 0400, dir, tc, &ttcard_tiles_fops);
 	debugfs_create_file("errors", 0400, dir, tc, &ttcard_errors_fops);
 	debugfs_create_file("user_tlb", 0200, dir, tc, &ttcard_user_tlb_fops);
+	debugfs_create_file_unsafe("cfg_delay_ns", 0600, dir, tc, &ttcard_cfg_delay_fops);
 }
 
 static void ttcard_cfg_init(void *data)

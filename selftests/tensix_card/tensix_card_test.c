@@ -504,7 +504,16 @@ static void dump_idle_tile(const char *regs, int cpu, int reps)
  * the other CPU reading an idle tile's registers through regmap debugfs.
  * Unless "program the window, access through it" is atomic, the reader's
  * accesses land on the busy tile whenever the poll comes in between.
+ *
+ * The model stalls each window programming by WINDOW_STALL_NS (debugfs
+ * cfg_delay_ns) so that the poll comes in between often: with the bridge's
+ * lock replaced by local_irq_save(), the reader saw the busy tile in its
+ * dump 0 to 3 (20 runs of the four variants), where without the stall it
+ * took 46 to 2344 dumps of the 3000 this test made then.
  */
+#define WINDOW_STALL_NS	5000
+#define WINDOW_DUMPS	100
+
 TEST_F_TIMEOUT(card, window_atomic_for_other_users, 240)
 {
 	const struct card *c = &self->c;
@@ -519,10 +528,13 @@ TEST_F_TIMEOUT(card, window_atomic_for_other_users, 240)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, card_inject(c, c->core[last], TENSIX_BANK_FPU, 0, 0x5a5a5a5a));
 	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "advance", "%d 12345", c->core[last]));
+	/* the model's stall after a window is programmed: at most 50 us */
+	EXPECT_EQ(-EINVAL, sp_debugfs_printf(&c->d, "cfg_delay_ns", "50001"));
+	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "cfg_delay_ns", "%d", WINDOW_STALL_NS));
 	kid = fork();
 	ASSERT_LE(0, kid);
 	if (!kid)
-		dump_idle_tile(regs, c->d.cpu ? 0 : 1, 3000);
+		dump_idle_tile(regs, c->d.cpu ? 0 : 1, WINDOW_DUMPS);
 	ASSERT_EQ(kid, waitpid(kid, &st, 0));
 	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		TH_LOG("reader: status 0x%x (2: it read another tile)", st);
