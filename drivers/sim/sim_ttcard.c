@@ -30,7 +30,7 @@
  * the writer after the new value took effect (a slow link): the time
  * between programming a window and using it grows, and a user of the
  * window that does not keep the two atomic is caught within a few
- * accesses instead of a few million.
+ * hundred accesses instead of a few hundred thousand.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": ttcard: " fmt
 
@@ -235,6 +235,7 @@ static void ttcard_access(struct ttcard *tc, unsigned int reg, unsigned int *rva
 	const struct ttcard_kind *kind;
 	unsigned int win, off, cfg = reg - TT_NOC_TLB_CFG_BASE;
 	unsigned long flags;
+	u32 delay_ns;
 
 	if (reg >= TT_NOC_TLB_CFG_BASE && cfg / tc->a->cfg_size < tc->a->nwin) {
 		u32 *word = &tc->tlb[cfg / tc->a->cfg_size][(cfg % tc->a->cfg_size) / 4];
@@ -245,8 +246,9 @@ static void ttcard_access(struct ttcard *tc, unsigned int reg, unsigned int *rva
 		else
 			*word = wval;
 		raw_spin_unlock_irqrestore(&tc->lock, flags);
-		if (!rval && READ_ONCE(tc->cfg_delay_ns))
-			ndelay(READ_ONCE(tc->cfg_delay_ns));
+		delay_ns = READ_ONCE(tc->cfg_delay_ns);
+		if (!rval && delay_ns)
+			ndelay(delay_ns);
 		return;
 	}
 	if (ttcard_window(tc, reg, &kind, &win, &off)) {
