@@ -518,7 +518,7 @@ TEST_F_TIMEOUT(card, window_atomic_for_other_users, 240)
 {
 	const struct card *c = &self->c;
 	int last = c->nunits - 1, fd, st;
-	char regs[PATH_MAX];
+	char regs[PATH_MAX], buf[32];
 	pid_t kid;
 
 	ASSERT_EQ(0, tile_regmap_file(c, regs, sizeof(regs)))
@@ -528,9 +528,13 @@ TEST_F_TIMEOUT(card, window_atomic_for_other_users, 240)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, card_inject(c, c->core[last], TENSIX_BANK_FPU, 0, 0x5a5a5a5a));
 	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "advance", "%d 12345", c->core[last]));
-	/* the model's stall after a window is programmed: at most 50 us */
+	/* the model's stall after a window is programmed: 0 by default, at most 50 us */
+	ASSERT_LT(0, sp_debugfs_read(&c->d, "cfg_delay_ns", buf, sizeof(buf)));
+	EXPECT_STREQ("0\n", buf);
 	EXPECT_EQ(-EINVAL, sp_debugfs_printf(&c->d, "cfg_delay_ns", "50001"));
 	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "cfg_delay_ns", "%d", WINDOW_STALL_NS));
+	ASSERT_LT(0, sp_debugfs_read(&c->d, "cfg_delay_ns", buf, sizeof(buf)));
+	EXPECT_EQ(WINDOW_STALL_NS, atoi(buf));
 	kid = fork();
 	ASSERT_LE(0, kid);
 	if (!kid)

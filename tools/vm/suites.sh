@@ -85,10 +85,11 @@ dealt_all() {
 }
 
 # queue_order TIMES DEFAULT UNIT...: the units, one per line, longest first
-# by their WALL of unit_times (COST where WALL is not known): the order of the queue the x86 VMs of `make
-# check` take their tests from, one at a time (serve_queue). Each VM takes
-# the next test when its last one ends, so that they end within the length
-# of the last tests, which are the shortest.
+# by their WALL of unit_times (COST where WALL is not known): the order of
+# the queue the x86 VMs of `make check` take their tests from, one at a
+# time (serve_queue). Each VM takes the next test when its last one ends,
+# so that they end within the length of the last tests, which are the
+# shortest.
 queue_order() {
 	unit_times "$@" | awk '{ print ($3 > 0 ? $3 : $2), $1 }' | sort -k1,1nr -k2 | cut -d' ' -f2
 }
