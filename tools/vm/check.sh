@@ -35,9 +35,15 @@
 # seconds, most runs 170-210 s. Of that, the RISC-V bench takes 77-104 CPU
 # seconds (-O2 kernel), the x86 VMs 170-215, the rest (host tests, scripts) 30-45.
 # The bench's kernel is the lockdep gate: its Tensix and ESP tests took 27.1
-# CPU seconds, 10.5 on the same kernel without PROVE_LOCKING. The x86 tests
-# in one VM alone took about 130 (perf_record_test 26, stress_test 17,
-# sifive_perf_tool_test.sh 15, tensix_card_test 11), each boot about 5.
+# CPU seconds, 10.5 on the same kernel without PROVE_LOCKING. Where its busy
+# harts were, sampled through QEMU's monitor (10,700 samples of the bench
+# alone): lockdep with the irq-flag tracing and stack walks it brings 40%,
+# hpm_sbi_test's timed busy loops 15%, OpenSBI 4%, socpmu's modules 1%, the
+# rest spread over the kernel's syscall paths (the Tensix tests alone make
+# 9,400 perf_event_open calls). The x86 tests in one VM alone took about 130
+# (perf_record_test 26, stress_test 17, sifive_perf_tool_test.sh 15,
+# tensix_card_test 11), each boot about 5; mitigations=off on the guest's
+# command line saved nothing (128.3 against 129.3, side by side).
 # With the queue, the runs of that machine left 17-24 CPU seconds idle
 # (50-60 with the deal), about 6 of them in the builds before the tests:
 # 140 s at its fastest (253 CPU seconds), 182-191 s when slow (348-361).
