@@ -779,6 +779,19 @@ known_expected() {
 	}'
 }
 
+# known_pinned ARCH: merge the pinned passes into known_ARCH.csv (a metric from
+# the pass that counted its inputs; the two that need both rings at once exist
+# only in the multiplexed pass) and check it.
+known_pinned() {
+	awk -F, 'FNR == 1 { f++; next }
+		 f < 3 && (!($1 in v) || v[$1] == "n/a") { v[$1] = $2; next }
+		 f == 3 && v[$1] == "n/a" { v[$1] = $2 }
+		 END { print "name,value,inputs"; for (k in v) print k "," v[k] "," }' \
+		"$TMP/known_$1_0.csv" "$TMP/known_$1_1.csv" "$TMP/known_$1_all.csv" \
+		> "$TMP/known_$1.csv"
+	check_known "$1" "$TMP/known_$1.csv" pinned 1 "noc_txn_per_cycle noc_est_bytes_per_cycle"
+}
+
 # known_workload ARCH DEV PMU: every listed metric within 1 % of its closed form
 known_workload() {
 	st=0
@@ -787,23 +800,22 @@ known_workload() {
 	# Twice: one pass per L1 mux group, pinned, as tt-metal does, merged;
 	# and one pass with the L1 groups multiplexed, which must agree as well
 	# (scaled L1 counts over their own cycles). 2 s each: a few ms that a
-	# busy host takes from the VM between the banks' reads stay well under
-	# the bounds.
+	# busy host takes from the VM between the banks' reads stay under the
+	# bounds, mostly.
 	for mux in 0 1 all; do
 		known_pass "$1" "$3" $mux || st=1
 	done
-	# a metric from the pinned pass that counted its inputs; the two that need
-	# both rings at once exist only in the multiplexed pass, checked there
-	awk -F, 'FNR == 1 { f++; next }
-		 f < 3 && (!($1 in v) || v[$1] == "n/a") { v[$1] = $2; next }
-		 f == 3 && v[$1] == "n/a" { v[$1] = $2 }
-		 END { print "name,value,inputs"; for (k in v) print k "," v[k] "," }' \
-		"$TMP/known_$1_0.csv" "$TMP/known_$1_1.csv" "$TMP/known_$1_all.csv" \
-		> "$TMP/known_$1.csv"
-	check_known "$1" "$TMP/known_$1.csv" pinned 1 "noc_txn_per_cycle noc_est_bytes_per_cycle" || st=1
-	# The multiplexed pass may take a second run: a host that stalls the
-	# VM as a rotation starts a group puts a pass off (see check_known);
-	# an error of the scaling is off every time.
+	# Either check may take a second run: a host that stalls the VM while
+	# a group's counters are read or stopped (or as a rotation starts a
+	# group) puts a pass off, and risc_bound_score, a difference of two
+	# rates, magnifies that: 1.28 % off once, with four VMs on two CPUs (see
+	# check_known). An error of the metrics or of the scaling is off every
+	# time.
+	if ! known_pinned "$1"; then
+		echo "# $1: the pinned passes again"
+		{ known_pass "$1" "$3" 0 && known_pass "$1" "$3" 1 && known_pinned "$1"; } ||
+			st=1
+	fi
 	if ! check_known "$1" "$TMP/known_$1_all.csv" multiplexed 5; then
 		echo "# $1: the multiplexed pass again"
 		{ known_pass "$1" "$3" all &&
