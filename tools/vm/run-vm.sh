@@ -20,7 +20,8 @@
 #                  with every module loaded and a simulated device of every
 #                  type (tools/vm/session.sh); `exit` powers the VM off
 #
-# The VM: the Debian kernel that `make deps` extracted into $CACHE, booted by
+# The VM: the Debian kernel that `make deps` extracted into $CACHE (the ELF
+# of its bzImage, through the PVH entry: deps.sh's vmlinux_of), booted by
 # qemu-system-x86_64 (TCG, 2 CPUs, 1 GiB, serial console) from a busybox
 # initramfs made in .build/vm/root (DIR/root), kept as DIR/initramfs-base.cpio
 # and made again whenever one of its files changed, with
@@ -56,7 +57,7 @@ PATH=$PATH:/usr/sbin:/sbin # depmod
 
 vmdir=${VM_DIR:-$top/.build/vm}
 image=$CACHE/linux-image-$KVER
-vmlinuz=$image/boot/vmlinuz-$KVER
+vmlinux=$image/boot/vmlinux-$KVER
 busybox=/bin/busybox
 
 # Kernel log lines that make a run untrustworthy. Only lines with a printk
@@ -122,7 +123,7 @@ base=$vmdir/initramfs-base.cpio
 log=$vmdir/console.log
 
 [[ -n $KVER ]] || die "no /usr/src/linux-headers-6.12.*-amd64: run 'make deps'"
-[[ -f $vmlinuz ]] || die "$vmlinuz is missing: run 'make deps'"
+[[ -f $vmlinux ]] || die "$vmlinux is missing: run 'make deps'"
 [[ -x $busybox ]] || die "$busybox is missing: run 'make deps'"
 
 is_elf() { [[ $(head -c 4 "$1") == $'\x7fELF' ]]; }
@@ -271,7 +272,7 @@ boot() {
 	: >"$log"	# there before tail looks for it
 	# shellcheck disable=SC2046 # the arguments are words
 	qemu-system-x86_64 $(qemu_args) \
-		-kernel "$vmlinuz" -initrd "$initrd" -append "$CMDLINE $append" \
+		-kernel "$vmlinux" -initrd "$initrd" -append "$CMDLINE $append" \
 		</dev/null >"$log" 2>&1 &
 	qemu_pid=$!
 	if [[ -z $quiet ]]; then
@@ -299,7 +300,7 @@ boot() {
 # once more; a problem after the start marker is never retried.
 if [[ -n $interactive ]]; then
 	# shellcheck disable=SC2046 # the arguments are words
-	exec qemu-system-x86_64 $(qemu_args) -kernel "$vmlinuz" -initrd "$initrd" \
+	exec qemu-system-x86_64 $(qemu_args) -kernel "$vmlinux" -initrd "$initrd" \
 		-append "$CMDLINE $append"
 fi
 # --queue: the server of the guest's /dev/ttyS1, whose host end is the
