@@ -54,21 +54,44 @@ apt_update() {
 	updated=1
 }
 
-installed() { [[ $(dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null) == ii* ]]; }
-
-# resolve: set kver (newest headers ABI in the lists), missing (packages not
-# installed), need_image and need_vmlinux; fails if the lists know no 6.12 headers.
-resolve() {
-	kver=$(apt-cache pkgnames "linux-headers-$SERIES." |
+# headers_abi: the newest linux-headers-6.12.N+deb12-amd64 ABI of the apt
+# lists. apt-cache builds its package cache anew on every call where
+# Dir::Cache::pkgcache is "" (as Debian's container images set it): about
+# 1 s here, the whole of a `make deps` with everything present. So the
+# answer is kept in $CACHE/apt-kver with the size and time of every list it
+# came from, and apt-cache asked again only when one of them changed.
+headers_abi() {
+	local key kept=$CACHE/apt-kver abi
+	key=$(stat -c '%n %s %Y' /var/lib/apt/lists/*_Packages* 2>/dev/null | sha256sum | cut -c1-32)
+	if [[ $(sed -n 1p "$kept" 2>/dev/null) == "$key" ]]; then
+		sed -n 2p "$kept"
+		return
+	fi
+	abi=$(apt-cache pkgnames "linux-headers-$SERIES." |
 		sed -n "s/^linux-headers-\(${SERIES//./\\.}\.[0-9]*+deb12-amd64\)\$/\1/p" |
 		sort -V | tail -n 1)
+	[[ -z $abi ]] || { mkdir -p "$CACHE" && printf '%s\n%s\n' "$key" "$abi" >"$kept"; } 2>/dev/null ||
+		true
+	echo "$abi"
+}
+
+# resolve: set kver (newest headers ABI in the lists), missing (packages not
+# installed, asked of dpkg-query all at once), need_image and need_vmlinux;
+# fails if the lists know no 6.12 headers.
+resolve() {
+	local p st pkgs
+	kver=$(headers_abi)
 	[[ -n $kver ]] || return 1
-	local p
+	pkgs=("linux-headers-$kver" qemu-system-x86 busybox-static linux-perf libpfm4-dev
+	      sparse "linux-source-$SERIES" gcc libc6-dev make xz-utils zstd cpio kmod
+	      flex bison libelf-dev patch python3-docutils dkms ccache)
+	declare -A ok=()
+	while read -r p st; do
+		[[ $st != ii* ]] || ok[$p]=1
+	done < <(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' "${pkgs[@]}" 2>/dev/null)
 	missing=()
-	for p in "linux-headers-$kver" qemu-system-x86 busybox-static linux-perf libpfm4-dev \
-		sparse "linux-source-$SERIES" gcc libc6-dev make xz-utils zstd cpio kmod \
-		flex bison libelf-dev patch python3-docutils dkms ccache; do
-		installed "$p" || missing+=("$p")
+	for p in "${pkgs[@]}"; do
+		[[ -n ${ok[$p]:-} ]] || missing+=("$p")
 	done
 	[[ -f $CACHE/linux-image-$kver/boot/vmlinuz-$kver ]] && need_image= || need_image=1
 	[[ -n $need_image || ! -f $CACHE/linux-image-$kver/boot/vmlinux-$kver ]] &&
