@@ -4,7 +4,8 @@
 # every file under the PATHs (and of CMD's words) in .build/cached/NAME;
 # the next call with the same digest shows the kept output, says so, and
 # succeeds without running CMD. A failed run keeps nothing, so it runs
-# again. For deterministic checks only (make check: checkpatch).
+# again. For deterministic checks only (make check: checkpatch; make perf:
+# tools/perf/pmu-events/check.sh).
 # CACHED=0 always runs CMD.
 set -euo pipefail
 
