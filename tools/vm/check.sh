@@ -43,12 +43,12 @@
 # 9,400 perf_event_open calls). An idle bench VM keeps 16% of a host CPU
 # busy (tinyconfig's periodic tick), but NO_HZ_IDLE, which takes that to
 # 0.3%, did not make the bench cheaper (92.9 and 78.8 CPU seconds against
-# 80.8 and 78.7, two pairs of the two kernels side by side). The x86 tests in one VM alone took about 130
-# (perf_record_test 26, stress_test 17, sifive_perf_tool_test.sh 15,
-# tensix_card_test 11), each boot about 5 (booting the kernel's ELF through
-# the PVH entry instead of its bzImage took 1.3-2.5 off each: deps.sh's
-# vmlinux_of); mitigations=off on the guest's command line saved nothing
-# (128.3 against 129.3, side by side).
+# 80.8 and 78.7, two pairs of the two kernels side by side). The x86 tests
+# in one VM alone took about 130 (perf_record_test 26, stress_test 17,
+# sifive_perf_tool_test.sh 15, tensix_card_test 11), each boot about 5
+# (booting the kernel's ELF through the PVH entry instead of its bzImage
+# took 1.3-2.5 off each: deps.sh's vmlinux_of); mitigations=off on the
+# guest's command line saved nothing (128.3 against 129.3, side by side).
 # With the queue, the runs of that machine left 17-24 CPU seconds idle
 # (50-60 with the deal), about 6 of them in the builds before the tests:
 # 140 s at its fastest (253 CPU seconds), 182-191 s when slow (348-361).

@@ -70,8 +70,10 @@ headers_abi() {
 	abi=$(apt-cache pkgnames "linux-headers-$SERIES." |
 		sed -n "s/^linux-headers-\(${SERIES//./\\.}\.[0-9]*+deb12-amd64\)\$/\1/p" |
 		sort -V | tail -n 1)
-	[[ -z $abi ]] || { mkdir -p "$CACHE" && printf '%s\n%s\n' "$key" "$abi" >"$kept"; } 2>/dev/null ||
-		true
+	# not kept where the cache cannot be written: asked again next time
+	if [[ -n $abi ]]; then
+		{ mkdir -p "$CACHE" && printf '%s\n%s\n' "$key" "$abi" >"$kept"; } 2>/dev/null || true
+	fi
 	echo "$abi"
 }
 
@@ -130,7 +132,7 @@ vmlinux_of() {
 	size=$(od -An -tu4 -j $((off + len - 4)) -N4 "$bz")
 	dd if="$bz" iflag=skip_bytes,count_bytes skip="$off" count=$((len - 4)) bs=1M status=none |
 		zstd -qdc >"$out.tmp"
-	[[ $(stat -c %s "$out.tmp") -eq $size && $(od -An -tx1 -N4 "$out.tmp") == ' 7f 45 4c 46' ]] ||
+	[[ $(stat -c %s "$out.tmp") -eq $size && $(head -c 4 "$out.tmp") == $'\x7fELF' ]] ||
 		die "$bz: the payload did not decompress to a $size-byte ELF"
 	mv "$out.tmp" "$out"
 }
