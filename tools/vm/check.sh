@@ -43,7 +43,13 @@
 # 9,400 perf_event_open calls). An idle bench VM keeps 16% of a host CPU
 # busy (tinyconfig's periodic tick), but NO_HZ_IDLE, which takes that to
 # 0.3%, did not make the bench cheaper (92.9 and 78.8 CPU seconds against
-# 80.8 and 78.7, two pairs of the two kernels side by side). The x86 tests
+# 80.8 and 78.7, two pairs of the two kernels side by side); a 100 Hz tick
+# did (10-13% less, three pairs), and so did Sv39 paging instead of QEMU's
+# Sv57 (about 5%, riscv-vm.sh). QEMU's pmp=false and h=false for the harts
+# made no difference (two pairs each), nor did apparmor=0 audit=0
+# nowatchdog tsc=reliable randomize_kstack_offset=off on the x86 guests'
+# command line (169 against 170 CPU seconds for the whole x86 suite), nor
+# -M pc instead of q35 for their boots (four pairs). The x86 tests
 # in one VM alone took about 130 (perf_record_test 26, stress_test 17,
 # sifive_perf_tool_test.sh 15, tensix_card_test 11), each boot about 5
 # (booting the kernel's ELF through the PVH entry instead of its bzImage
