@@ -230,11 +230,14 @@ if ((sscofpmf)); then
 	fi
 fi
 
+# no4lvl: Sv39 (step 5 above)
+CMDLINE="console=ttyS0 earlycon=sbi rdinit=/init panic=-1 printk.time=1 loglevel=5 no4lvl"
+
 boot() {
 	: >"$log"	# there before tail looks for it
 	qemu-system-riscv64 -M virt -cpu "$cpu" -smp 2 -m 512 -nographic -no-reboot -nic none \
 		-bios "$FIRMWARE" -kernel "$image" -initrd "$vm/initramfs.cpio" \
-		-append "console=ttyS0 earlycon=sbi rdinit=/init panic=-1 printk.time=1 loglevel=5 no4lvl $append" \
+		-append "$CMDLINE $append" \
 		</dev/null >"$log" 2>&1 &
 	qemu_pid=$!
 	tail -s 0.2 -n +1 -f --pid="$qemu_pid" "$log" &
