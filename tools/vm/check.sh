@@ -45,8 +45,9 @@
 # 0.3%, did not make the bench cheaper (92.9 and 78.8 CPU seconds against
 # 80.8 and 78.7, two pairs of the two kernels side by side); a 100 Hz tick
 # did (10-13% less, three pairs), and so did Sv39 paging instead of QEMU's
-# Sv57 (about 5%, riscv-vm.sh). QEMU's pmp=false and h=false for the harts
-# made no difference (two pairs each), nor did apparmor=0 audit=0
+# Sv57 (about 5%, riscv-vm.sh). QEMU's pmp=false for the harts did not (8%
+# less in the first of three pairs, nothing in the other two), nor did
+# h=false (two pairs), nor apparmor=0 audit=0
 # nowatchdog tsc=reliable randomize_kstack_offset=off on the x86 guests'
 # command line (169 against 170 CPU seconds for the whole x86 suite), nor
 # -M pc instead of q35 for their boots (four pairs). The x86 tests
