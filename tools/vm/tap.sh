@@ -3,7 +3,7 @@
 # tap.sh - sourced by the bash host tests (tools/vm/*_test.sh,
 # tools/install/install_test.sh): kselftest TAP output.
 
-n=0 pass=0 fail=0
+n=0 pass=0 fail=0 skip=0
 
 # tap_plan N: the header, N tests to come.
 tap_plan() {
@@ -23,11 +23,18 @@ result() {
 	fi
 }
 
+# skipped NAME WHY: "ok N NAME # SKIP WHY", counted as a skip.
+skipped() {
+	n=$((n + 1))
+	skip=$((skip + 1))
+	echo "ok $n $1 # SKIP $2"
+}
+
 # diag: stdin as diagnostics ("# " before each line).
 diag() { sed 's/^/# /'; }
 
 # tap_totals: the Totals line; the status is 0 if no test failed.
 tap_totals() {
-	echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:0 error:0"
+	echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:$skip error:0"
 	((fail == 0))
 }
