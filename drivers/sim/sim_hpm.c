@@ -306,7 +306,8 @@ static bool hpm_sim_sync(struct hpm_sim_hart *h, u64 now)
 {
 	struct hpm_sim *hs = h->sim;
 	u64 inc[HPM_SIM_NR_EV] = { }, dc, q, v, sum, sel;
-	unsigned int e, i;
+	u8 fired[SIFIVE_U74_NR_EVENTS];
+	unsigned int e, i, k, nfired = 0;
 	u32 r;
 	bool irq = false, any = false;
 
@@ -327,6 +328,9 @@ static bool hpm_sim_sync(struct hpm_sim_hart *h, u64 now)
 		v = (u64)r * h->rate[e] + h->frac[e];
 		inc[e] = q * h->rate[e] + div_u64_rem(v, HPM_SIM_RATE_ONE, &h->frac[e]);
 		any = true;
+		/* the U74 events that occurred, for the loop over the counters */
+		if (e != HPM_SIM_EV_INSTRET && inc[e])
+			fired[nfired++] = e - 1;
 	}
 	if (!any)
 		return irq;
@@ -334,14 +338,13 @@ static bool hpm_sim_sync(struct hpm_sim_hart *h, u64 now)
 	for (i = SIFIVE_HPM_CTR_HPM0; i < hs->nr; i++) {
 		sel = h->mhpmevent[i] & HPM_SIM_SEL_MASK;
 		sum = 0;
-		for (e = 0; e < SIFIVE_U74_NR_EVENTS; e++) {
-			u64 ev = hpm_sim_u74[e].sel;
+		for (k = 0; k < nfired; k++) {
+			u64 ev = hpm_sim_u74[fired[k]].sel;
 
-			if (!inc[1 + e] ||
-			    (ev & SIFIVE_U74_CLASS_MASK) != (sel & SIFIVE_U74_CLASS_MASK))
+			if ((ev & SIFIVE_U74_CLASS_MASK) != (sel & SIFIVE_U74_CLASS_MASK))
 				continue;
 			if (sel & ev & ~SIFIVE_U74_CLASS_MASK)
-				sum += inc[1 + e];
+				sum += inc[1 + fired[k]];
 		}
 		/* ORed events: at most one per cycle */
 		irq |= hpm_sim_count(h, i, min(sum, dc));
