@@ -571,12 +571,17 @@ static inline int sp_dev_create(struct sp_dev *d, const char *type, const char *
 		}
 		na = sp_list_pmus(prefix, after, SP_MAX_PMUS);
 		for (int i = 0; i < na; i++) {
-			bool seen = false;
+			ino_t ino = sp_pmu_ino(after[i]);
+			/*
+			 * New: a new name, or a dead PMU's name taken again.
+			 * Not a PMU whose type file is gone: a dead one being
+			 * unregistered as we look (it was taken for the new
+			 * one, whose type then read ENOENT).
+			 */
+			bool seen = !ino;
 
-			/* New: a new name, or a dead PMU's name taken again */
 			for (int j = 0; j < nb && !seen; j++)
-				seen = !strcmp(after[i], before[j]) &&
-				       sp_pmu_ino(after[i]) == ino_before[j];
+				seen = !strcmp(after[i], before[j]) && ino == ino_before[j];
 			if (!seen) {
 				snprintf(d->pmu, sizeof(d->pmu), "%.63s", after[i]);
 				break;
