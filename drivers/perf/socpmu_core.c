@@ -41,6 +41,12 @@
 
 #define SOCPMU_POLL_MIN_NS	(100 * NSEC_PER_USEC)
 #define SOCPMU_POLL_MAX_NS	(60 * NSEC_PER_SEC)
+/*
+ * The poll's period is at least this many times as long as the poll took,
+ * so that it keeps its CPU in the timer interrupt at most a quarter of the
+ * time
+ */
+#define SOCPMU_POLL_DUTY	4
 
 /*
  * Every registered PMU (its struct socpmu_life), and the dead ones of them
@@ -269,6 +275,20 @@ static void socpmu_update_active(struct socpmu *sp)
 }
 
 /*
+ * The period until the next poll after one that took @cost ns: the
+ * configured one, or SOCPMU_POLL_DUTY times @cost if that is longer (many
+ * events behind slow accesses, e.g. a card's 140 tiles read through NOC
+ * windows), but never longer than poll_max_ns, which no counter wrap
+ * outruns.
+ */
+static u64 socpmu_poll_next_ns(const struct socpmu *sp, u64 cost)
+{
+	u64 busy = min(cost * SOCPMU_POLL_DUTY, sp->poll_max_ns);
+
+	return max(READ_ONCE(sp->poll_ns), busy);
+}
+
+/*
  * The poll must not tear a group: perf reads a group's members and adds
  * their counts up under the events' context lock, so the poll takes that
  * lock too (perf's order: ctx->lock, then ours) and reads every event from
@@ -280,6 +300,7 @@ static enum hrtimer_restart socpmu_poll(struct hrtimer *timer)
 	struct perf_event_context *ctx = NULL;
 	struct socpmu_hw_event *se;
 	unsigned long flags;
+	u64 start = 0;
 	bool restart;
 
 	raw_spin_lock_irqsave(&sp->lock, flags);
@@ -296,6 +317,7 @@ static enum hrtimer_restart socpmu_poll(struct hrtimer *timer)
 	/* The last event may have gone while we waited for the context */
 	restart = !sp->dead && !list_empty(&sp->active);
 	if (restart) {
+		start = ktime_get_ns();
 		if (sp->ops->read_begin && !sp->txn_read)
 			sp->ops->read_begin(sp);
 		socpmu_update_active(sp);
@@ -309,7 +331,8 @@ static enum hrtimer_restart socpmu_poll(struct hrtimer *timer)
 	if (restart && hrtimer_is_queued(timer))
 		restart = false;
 	if (restart)
-		hrtimer_forward_now(timer, ns_to_ktime(READ_ONCE(sp->poll_ns)));
+		hrtimer_forward_now(timer,
+				    ns_to_ktime(socpmu_poll_next_ns(sp, ktime_get_ns() - start)));
 	raw_spin_unlock(&sp->lock);
 	raw_spin_unlock_irqrestore(&ctx->lock, flags);
 	return restart ? HRTIMER_RESTART : HRTIMER_NORESTART;
