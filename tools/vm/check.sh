@@ -68,6 +68,14 @@
 # idle time: 22.1 and 20.6 CPU seconds with their sleep counted twice, or
 # with sleepers and busy tests in turn, against 15.1-18.0 for four runs
 # longest first (sleepers then ran next to each other, or came last anyway).
+# To see where a guest's time goes, irq-off code included (perf's cpu-clock
+# in the guest puts it where interrupts come back on), sample its program
+# counter from the host: QEMU's "-monitor unix:SOCK,server,nowait" and
+# "info registers -a" in a loop, the addresses resolved with the guest's
+# /proc/kallsyms. A vCPU waiting for the single TCG thread keeps its last PC
+# (an MMIO write, a PAUSE) and is sampled too. That is how the Blackhole
+# card test that ran 5-9 s was found (its 1 ms poll ran back to back; the
+# core now stretches the period to 4 times the poll).
 # RISCV_ALONGSIDE=0 runs the bench alone after the x86 suites instead (the
 # schedule before: about 150 s on the first machine).
 #
