@@ -73,24 +73,22 @@ if [[ -z $py ]]; then
 		skip_test "$f renders without warnings" "no docutils (apt-get install python3-docutils)"
 	done
 else
-	rendered=()
+	rendered=0
 	while IFS= read -r l; do
 		case $l in
 		"== ok "*)
-			f=${l#== ok }
-			rendered+=("$f")
-			ok "$f renders without warnings"
+			rendered=$((rendered + 1))
+			ok "${l#== ok } renders without warnings"
 			;;
 		"== bad "*)
-			f=${l#== bad }
-			rendered+=("$f")
-			not_ok "$f renders without warnings"
+			rendered=$((rendered + 1))
+			not_ok "${l#== bad } renders without warnings"
 			;;
 		*) printf '#   %s\n' "$l" ;;
 		esac
 	done < <(render_rsts "${rsts[@]}" 2>&1)
 	# the files docutils did not get to (it stopped): not rendered
-	for f in "${rsts[@]:${#rendered[@]}}"; do
+	for f in "${rsts[@]:rendered}"; do
 		not_ok "$f renders without warnings"
 		echo "#   not rendered: docutils stopped before it"
 	done

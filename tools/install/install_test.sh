@@ -93,8 +93,8 @@ else
 		dkms --version
 		gcc --version | head -n 1
 	} | sha256sum | cut -c1-32)
-	if [[ $(cat "$dkt.key" 2>/dev/null) == "$key" ]] && built 2>/dev/null; then
-		skipped dkms_build "dkms.conf, its sources, the kernel headers, dkms and gcc are those of the last build that passed ($key)"
+	if [[ $(cat "$dkt.key" 2>/dev/null) == "$key" ]] && built >/dev/null; then
+		skip_test dkms_build "dkms.conf, its sources, the kernel headers, dkms and gcc are those of the last build that passed ($key)"
 	else
 		rm -f "$dkt.key"
 		rm -rf "$dkt"

@@ -23,8 +23,9 @@ result() {
 	fi
 }
 
-# skipped NAME WHY: "ok N NAME # SKIP WHY", counted as a skip.
-skipped() {
+# skip_test NAME WHY: "ok N NAME # SKIP WHY", counted as a skip (the same as
+# the copies in tools/docs/doccheck.sh and tools/sifive-perf/cli_test.sh).
+skip_test() {
 	n=$((n + 1))
 	skip=$((skip + 1))
 	echo "ok $n $1 # SKIP $2"
