@@ -220,7 +220,7 @@ static void esp_read_event(struct socpmu *sp, struct perf_event *event, u64 *val
 	}
 }
 
-static void esp_read_begin(struct socpmu *sp)
+static void esp_read_begin(struct socpmu *sp, enum socpmu_window why)
 {
 	to_esp(sp)->in_txn = true;
 }

@@ -274,6 +274,35 @@ static void socpmu_update_active(struct socpmu *sp)
 			socpmu_event_update(sp, socpmu_event_of(se));
 }
 
+/**
+ * socpmu_restart() - restart counters that a start zeroes, losing nothing
+ * @sp: the PMU, locked (from socpmu_ops::read_end)
+ * @restart: the driver's function that starts the counters it stopped in
+ *	the window, which zeroes them
+ * @zeroed: whether @restart zeroed counter @i of @event
+ *
+ * For hardware whose counters cannot resume where they stopped: every
+ * scheduled event's count is first brought up to date (from the stopped
+ * counters' frozen values), then @restart runs and the zeroed counters'
+ * last values become 0, so each event goes on from its count as it was.
+ */
+void socpmu_restart(struct socpmu *sp, void (*restart)(struct socpmu *sp),
+		    bool (*zeroed)(struct socpmu *sp, struct perf_event *event,
+				   unsigned int i))
+{
+	struct socpmu_hw_event *se;
+	unsigned int i;
+
+	lockdep_assert_held(&sp->lock);
+	socpmu_update_active(sp);
+	restart(sp);
+	list_for_each_entry(se, &sp->active, node)
+		for (i = 0; i < se->nr; i++)
+			if (zeroed(sp, socpmu_event_of(se), i))
+				se->prev[i] = 0;
+}
+EXPORT_SYMBOL_GPL(socpmu_restart);
+
 /*
  * The period until the next poll after one that took @cost ns: the
  * configured one, or SOCPMU_POLL_DUTY times @cost if that is longer (many
@@ -319,7 +348,7 @@ static enum hrtimer_restart socpmu_poll(struct hrtimer *timer)
 	if (restart) {
 		start = ktime_get_ns();
 		if (sp->ops->read_begin && !sp->txn_read)
-			sp->ops->read_begin(sp);
+			sp->ops->read_begin(sp, SOCPMU_POLL);
 		socpmu_update_active(sp);
 		if (sp->ops->read_end && !sp->txn_read)
 			sp->ops->read_end(sp);
@@ -803,15 +832,20 @@ static void socpmu_read(struct perf_event *event)
  * read_begin/read_end snapshot the hardware once for the whole transaction,
  * so that the members start from, and are read at, the same instant.
  */
-static void socpmu_start_txn(struct pmu *pmu, unsigned int flags)
+static void socpmu_begin(struct socpmu *sp, enum socpmu_window why)
 {
-	struct socpmu *sp = to_socpmu(pmu);
 	unsigned long irqflags;
 
 	raw_spin_lock_irqsave(&sp->lock, irqflags);
 	if (!sp->dead && !sp->txn_read++)
-		sp->ops->read_begin(sp);
+		sp->ops->read_begin(sp, why);
 	raw_spin_unlock_irqrestore(&sp->lock, irqflags);
+}
+
+static void socpmu_start_txn(struct pmu *pmu, unsigned int flags)
+{
+	socpmu_begin(to_socpmu(pmu), flags & PERF_PMU_TXN_ADD ? SOCPMU_TXN_ADD :
+				     SOCPMU_TXN_READ);
 }
 
 static void socpmu_end_txn(struct socpmu *sp)
@@ -846,7 +880,7 @@ static void socpmu_cancel_txn(struct pmu *pmu)
  */
 static void socpmu_pmu_disable(struct pmu *pmu)
 {
-	socpmu_start_txn(pmu, 0);
+	socpmu_begin(to_socpmu(pmu), SOCPMU_DISABLED);
 }
 
 static void socpmu_pmu_enable(struct pmu *pmu)

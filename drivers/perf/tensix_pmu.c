@@ -71,14 +71,20 @@ static const unsigned int tensix_out_base[] = TENSIX_BANK_OUT_BASES;
 
 /**
  * struct tensix_bank_state - one bank of one core
- * @users: scheduled events counting on it; it runs while non-zero
+ * @users: scheduled events counting on it; it runs while non-zero, but
+ *	for the rest of a window in which it is @held
  * @mux: L1 mux value latched at start (L1 bank only)
  * @mode: last value written to the mode register (select cache)
+ * @held: stopped, or not started yet, until the end of the current window
+ *	in which perf has the PMU disabled or adds a group (tensix_hold())
+ * @restarted: started again at the end of that window, which zeroed it
  */
 struct tensix_bank_state {
 	unsigned int users;
 	u8 mux;
 	u32 mode;
+	bool held;
+	bool restarted;
 };
 
 /**
@@ -101,6 +107,8 @@ struct tensix_unit {
  * @mux_bits: width of the L1 mux field
  * @nr_cores: number of cores (units)
  * @noc: the cores are NOC tiles (with coordinates)
+ * @hold: in a window where banks are held (see tensix_hold())
+ * @nr_held: banks held in that window
  * @units: register access of each core, after @banks in the same allocation
  * @banks: per-core bank state
  */
@@ -110,6 +118,8 @@ struct tensix_pmu {
 	unsigned int mux_bits;
 	unsigned int nr_cores;
 	bool noc;
+	bool hold;
+	unsigned int nr_held;
 	struct tensix_unit *units;
 	struct tensix_bank_state banks[][TENSIX_NR_BANKS];
 };
@@ -267,10 +277,23 @@ static void tensix_select(struct tensix_pmu *tp, unsigned int core,
 	bs->mode = mode;
 }
 
+/* Start and stop are rising-edge triggered; a start zeroes the bank */
+static void tensix_bank_go(struct tensix_pmu *tp, unsigned int core,
+			   unsigned int bank, u32 edge)
+{
+	unsigned int ctrl = tensix_ctrl_base[bank] + TENSIX_REG_START_STOP;
+
+	tensix_write(tp, core, ctrl, 0);
+	tensix_write(tp, core, ctrl, edge);
+}
+
+/*
+ * Set up the bank of the first event on it and start it, or, in a window
+ * where banks are held, leave the start to the window's end.
+ */
 static void tensix_bank_start(struct tensix_pmu *tp, unsigned int core,
 			      unsigned int bank, unsigned int mux, unsigned int sel)
 {
-	unsigned int ctrl = tensix_ctrl_base[bank] + TENSIX_REG_START_STOP;
 	struct tensix_bank_state *bs = &tp->banks[core][bank];
 
 	if (bank == TENSIX_BANK_L1) {
@@ -284,18 +307,39 @@ static void tensix_bank_start(struct tensix_pmu *tp, unsigned int core,
 	}
 	bs->mode = U32_MAX;
 	tensix_select(tp, core, bank, sel);
-	/* Start and stop are rising-edge triggered; a start zeroes the bank */
-	tensix_write(tp, core, ctrl, 0);
-	tensix_write(tp, core, ctrl, TENSIX_START);
+	if (tp->hold) {
+		bs->held = true;
+		tp->nr_held++;
+		return;
+	}
+	tensix_bank_go(tp, core, bank, TENSIX_START);
 }
 
-static void tensix_bank_stop(struct tensix_pmu *tp, unsigned int core,
-			     unsigned int bank)
+/**
+ * tensix_hold() - stop a running bank until the end of the window
+ * @tp: the device
+ * @core: the core
+ * @bank: the bank
+ *
+ * A bank cannot be read at one instant: each counter is a select and a
+ * read, each core's bank another access (through a NOC window on a card),
+ * and a host may be preempted between any two. While perf has the PMU
+ * disabled or adds a group, the first access to a running bank stops it
+ * (and the first event on an idle one does not start it, see
+ * tensix_bank_start()), so that every member of a group is read at the
+ * instant it stopped and starts from the same start edge at the window's
+ * end (tensix_read_end()). Like a CPU PMU that perf disables, the bank does
+ * not count in between: a few register accesses.
+ */
+static void tensix_hold(struct tensix_pmu *tp, unsigned int core, unsigned int bank)
 {
-	unsigned int ctrl = tensix_ctrl_base[bank] + TENSIX_REG_START_STOP;
+	struct tensix_bank_state *bs = &tp->banks[core][bank];
 
-	tensix_write(tp, core, ctrl, 0);
-	tensix_write(tp, core, ctrl, TENSIX_STOP);
+	if (!tp->hold || bs->held || !bs->users)
+		return;
+	tensix_bank_go(tp, core, bank, TENSIX_STOP);
+	bs->held = true;
+	tp->nr_held++;
 }
 
 /*
@@ -357,8 +401,12 @@ static int tensix_add(struct socpmu *sp, struct perf_event *event)
 	}
 	for (core = first; core < first + n; core++) {
 		bs = &tp->banks[core][bank];
-		if (bs->users++)
+		if (bs->users) {
+			tensix_hold(tp, core, bank);
+			bs->users++;
 			continue;
+		}
+		bs->users++;
 		if (!tensix_group_mux(tp, event, core, &mux))
 			mux = 0;
 		tensix_bank_start(tp, core, bank, mux, tensix_ev_sel(event));
@@ -373,9 +421,17 @@ static void tensix_del(struct socpmu *sp, struct perf_event *event)
 	unsigned int first, n, core;
 
 	n = tensix_ev_cores(tp, event, &first);
-	for (core = first; core < first + n; core++)
-		if (!--tp->banks[core][bank].users)
-			tensix_bank_stop(tp, core, bank);
+	for (core = first; core < first + n; core++) {
+		struct tensix_bank_state *bs = &tp->banks[core][bank];
+
+		if (--bs->users)
+			continue;
+		if (bs->held) {
+			bs->held = false;
+			tp->nr_held--;
+		}
+		tensix_bank_go(tp, core, bank, TENSIX_STOP);
+	}
 }
 
 static void tensix_read_event(struct socpmu *sp, struct perf_event *event, u64 *vals)
@@ -387,6 +443,7 @@ static void tensix_read_event(struct socpmu *sp, struct perf_event *event, u64 *
 
 	n = tensix_ev_cores(tp, event, &first);
 	for (i = 0; i < n; i++) {
+		tensix_hold(tp, first + i, bank);
 		if (tensix_ev_cycles(event)) {
 			vals[i] = tensix_read(tp, first + i, out);
 		} else {
@@ -396,12 +453,62 @@ static void tensix_read_event(struct socpmu *sp, struct perf_event *event, u64 *
 	}
 }
 
+static void tensix_read_begin(struct socpmu *sp, enum socpmu_window why)
+{
+	to_tensix(sp)->hold = why == SOCPMU_DISABLED || why == SOCPMU_TXN_ADD;
+}
+
+/* Start every held bank that still has users: one start edge each */
+static void tensix_restart_held(struct socpmu *sp)
+{
+	struct tensix_pmu *tp = to_tensix(sp);
+	struct tensix_bank_state *bs;
+	unsigned int core, bank;
+
+	for (core = 0; core < tp->nr_cores; core++) {
+		for (bank = 0; bank < TENSIX_NR_BANKS; bank++) {
+			bs = &tp->banks[core][bank];
+			if (!bs->held)
+				continue;
+			tensix_bank_go(tp, core, bank, TENSIX_START);
+			bs->held = false;
+			bs->restarted = true;
+		}
+	}
+}
+
+static bool tensix_zeroed(struct socpmu *sp, struct perf_event *event, unsigned int i)
+{
+	struct tensix_pmu *tp = to_tensix(sp);
+	unsigned int first;
+
+	tensix_ev_cores(tp, event, &first);
+	return tp->banks[first + i][tensix_ev_bank(event)].restarted;
+}
+
+static void tensix_read_end(struct socpmu *sp)
+{
+	struct tensix_pmu *tp = to_tensix(sp);
+	unsigned int core, bank;
+
+	tp->hold = false;
+	if (!tp->nr_held)
+		return;
+	socpmu_restart(sp, tensix_restart_held, tensix_zeroed);
+	for (core = 0; core < tp->nr_cores; core++)
+		for (bank = 0; bank < TENSIX_NR_BANKS; bank++)
+			tp->banks[core][bank].restarted = false;
+	tp->nr_held = 0;
+}
+
 static const struct socpmu_ops tensix_ops = {
 	.event_init	= tensix_event_init,
 	.compatible	= tensix_compatible,
 	.add		= tensix_add,
 	.del		= tensix_del,
 	.read		= tensix_read_event,
+	.read_begin	= tensix_read_begin,
+	.read_end	= tensix_read_end,
 };
 
 /* sysfs */

@@ -121,6 +121,25 @@ static inline struct socpmu_hw_event *socpmu_hw(struct perf_event *event)
 }
 
 /**
+ * enum socpmu_window - why the core calls socpmu_ops::read_begin
+ * @SOCPMU_POLL: a poll sweep, which keeps counts across counter wraps
+ * @SOCPMU_TXN_READ: perf reads a group
+ * @SOCPMU_TXN_ADD: perf adds a group
+ * @SOCPMU_DISABLED: perf has the PMU disabled while it schedules events
+ *	out and in (group adds nest in it)
+ *
+ * In the last two, as in a CPU PMU disabled by perf, the driver may stop
+ * counters so that a group starts and ends at one instant; see
+ * socpmu_restart().
+ */
+enum socpmu_window {
+	SOCPMU_POLL,
+	SOCPMU_TXN_READ,
+	SOCPMU_TXN_ADD,
+	SOCPMU_DISABLED,
+};
+
+/**
  * struct socpmu_ops - what a driver tells the core about its hardware
  * @event_init: decode and validate @event->attr (config, config1, config2);
  *	set *@nr to the number of hardware counters the event sums and *@width
@@ -136,10 +155,10 @@ static inline struct socpmu_hw_event *socpmu_hw(struct perf_event *event)
  *	socpmu::lock held, interrupts off.
  * @read_begin: optional, start of a group transaction (perf adding or
  *	reading a group), of a poll sweep or of a window in which perf has the
- *	PMU disabled (scheduling events out and in): e.g. take a snapshot so
- *	that every event is read at the same instant until @read_end. These
- *	nest: the core calls @read_begin for the first and @read_end after
- *	the last.
+ *	PMU disabled (scheduling events out and in), @why says which: e.g.
+ *	take a snapshot so that every event is read at the same instant until
+ *	@read_end. These nest: the core calls @read_begin for the first and
+ *	@read_end after the last.
  * @read_end: optional, end of that transaction, sweep or window.
  *
  * @add, @del and @read are called with socpmu::lock held and interrupts off:
@@ -153,7 +172,7 @@ struct socpmu_ops {
 	int (*add)(struct socpmu *sp, struct perf_event *event);
 	void (*del)(struct socpmu *sp, struct perf_event *event);
 	void (*read)(struct socpmu *sp, struct perf_event *event, u64 *vals);
-	void (*read_begin)(struct socpmu *sp);
+	void (*read_begin)(struct socpmu *sp, enum socpmu_window why);
 	void (*read_end)(struct socpmu *sp);
 };
 
@@ -243,6 +262,9 @@ struct regmap *socpmu_parent_regmap(struct device *dev, const char *name);
 int socpmu_read_clock(struct device *dev, u64 *hz);
 struct regmap *socpmu_get_regmap(struct platform_device *pdev, resource_size_t size);
 void socpmu_platform_remove(struct platform_device *pdev);
+void socpmu_restart(struct socpmu *sp, void (*restart)(struct socpmu *sp),
+		    bool (*zeroed)(struct socpmu *sp, struct perf_event *event,
+				   unsigned int i));
 
 /*
  * module_socpmu_driver() - register a platform driver whose probe calls

@@ -604,6 +604,53 @@ TEST_F_TIMEOUT(card, window_atomic_for_other_users, 240)
 	close(fd);
 }
 
+/*
+ * A group counts one window on every tile, however slow the accesses: with
+ * the matmul workload (fpu_instruction 0.8 per cycle) and every window
+ * programming stalled by GROUP_STALL_NS, a group of fpu_cycles and
+ * fpu_instruction of all units, enabled and disabled as perf stat does
+ * (the leader, PERF_IOC_FLAG_GROUP), must read exactly 0.8 instructions
+ * per cycle. Each tile is a window programming away from the next, so a
+ * member that started, or was read, one pass over the tiles after its
+ * leader counted milliseconds more or less than its cycles.
+ */
+#define GROUP_STALL_NS	50000
+
+TEST_F_TIMEOUT(card, group_one_window, 120)
+{
+	const struct card *c = &self->c;
+	struct perf_event_attr attr;
+	struct { uint64_t nr, cycles, instr; } g;
+	int lead, member;
+	double ratio;
+
+	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "workload", "matmul fpu=80"));
+	sp_attr_init(&attr, &c->d, cfg_cycles(TENSIX_BANK_FPU), 0);
+	attr.read_format = PERF_FORMAT_GROUP;
+	attr.disabled = 1;
+	lead = sp_perf_event_open(&attr, -1, c->d.cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, lead);
+	member = sp_open(&c->d, FPU_INSTR, 0, lead, PERF_FORMAT_GROUP);
+	ASSERT_LE(0, member);
+	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "cfg_delay_ns", "%d", GROUP_STALL_NS));
+	ASSERT_EQ(0, ioctl(lead, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP));
+	sp_sleep_ms(100);
+	ASSERT_EQ(0, ioctl(lead, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP));
+	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "cfg_delay_ns", "0"));
+	ASSERT_EQ((ssize_t)sizeof(g), read(lead, &g, sizeof(g)));
+	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "workload", "off"));
+	close(member);
+	close(lead);
+	ASSERT_EQ(2, g.nr);
+	/* 100 ms at 1 GHz on each tile, give or take the host */
+	ASSERT_LT(50000000ULL * c->nunits, g.cycles);
+	ratio = (double)g.instr / (double)g.cycles;
+	TH_LOG("%d units: %" PRIu64 " instructions in %" PRIu64 " cycles: %.7f per cycle",
+	       c->nunits, g.instr, g.cycles, ratio);
+	/* Rounding: under one instruction per tile */
+	EXPECT_GT(1e-6, ratio > 0.8 ? ratio - 0.8 : 0.8 - ratio);
+}
+
 /* Removing the card under open events: counts freeze, nothing crashes */
 TEST_F(card, remove_card_with_open_events)
 {
