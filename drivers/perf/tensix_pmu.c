@@ -278,8 +278,8 @@ static void tensix_select(struct tensix_pmu *tp, unsigned int core,
 }
 
 /* Start and stop are rising-edge triggered; a start zeroes the bank */
-static void tensix_bank_go(struct tensix_pmu *tp, unsigned int core,
-			   unsigned int bank, u32 edge)
+static void tensix_bank_edge(struct tensix_pmu *tp, unsigned int core,
+			     unsigned int bank, u32 edge)
 {
 	unsigned int ctrl = tensix_ctrl_base[bank] + TENSIX_REG_START_STOP;
 
@@ -312,7 +312,7 @@ static void tensix_bank_start(struct tensix_pmu *tp, unsigned int core,
 		tp->nr_held++;
 		return;
 	}
-	tensix_bank_go(tp, core, bank, TENSIX_START);
+	tensix_bank_edge(tp, core, bank, TENSIX_START);
 }
 
 /**
@@ -337,7 +337,7 @@ static void tensix_hold(struct tensix_pmu *tp, unsigned int core, unsigned int b
 
 	if (!tp->hold || bs->held || !bs->users)
 		return;
-	tensix_bank_go(tp, core, bank, TENSIX_STOP);
+	tensix_bank_edge(tp, core, bank, TENSIX_STOP);
 	bs->held = true;
 	tp->nr_held++;
 }
@@ -430,7 +430,7 @@ static void tensix_del(struct socpmu *sp, struct perf_event *event)
 			bs->held = false;
 			tp->nr_held--;
 		}
-		tensix_bank_go(tp, core, bank, TENSIX_STOP);
+		tensix_bank_edge(tp, core, bank, TENSIX_STOP);
 	}
 }
 
@@ -470,7 +470,7 @@ static void tensix_restart_held(struct socpmu *sp)
 			bs = &tp->banks[core][bank];
 			if (!bs->held)
 				continue;
-			tensix_bank_go(tp, core, bank, TENSIX_START);
+			tensix_bank_edge(tp, core, bank, TENSIX_START);
 			bs->held = false;
 			bs->restarted = true;
 		}
