@@ -12,8 +12,11 @@
  * So a bank is started (which zeroes it) when its first event on a core is
  * scheduled and stopped when its last one goes; events read the running
  * counters through the select mux and the socpmu core extends them to 64
- * bits. L1 events that need another mux value than the one latched on a core
- * are refused at add time, so perf multiplexes them.
+ * bits. While perf schedules events with the PMU disabled, the banks it
+ * touches are held (tensix_hold()) and restarted together, so that a
+ * group's members count the same cycles. L1 events that need another mux
+ * value than the one latched on a core are refused at add time, so perf
+ * multiplexes them.
  *
  * One PMU per device, tensix_<n>. config1 selects a core; without one an
  * event counts the sum over every core of the device. A device comes from

@@ -689,9 +689,10 @@ TEST_F(tensix, seed_aliases_resolve)
 }
 
 /*
- * A bank is started once: adding, disabling, resetting or closing one
- * event must not disturb the counts of the others on the same bank
- * (a hardware start zeroes the whole bank).
+ * Adding, disabling, resetting or closing one event must not disturb the
+ * counts of the others on the same bank, although a hardware start zeroes
+ * the whole bank and the driver holds and restarts it each time perf
+ * schedules events (their counts are banked first).
  */
 TEST_F(tensix, shared_bank_events)
 {
