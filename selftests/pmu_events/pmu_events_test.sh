@@ -123,6 +123,27 @@ near_printed() {
 	}'
 }
 
+# check_metrics NAME FILE CMP RC "METRIC WANT"...: the test NAME passes when
+# perf exited with RC 0 and CMP (near or near_printed) accepts the value it
+# printed in FILE for each METRIC against WANT
+check_metrics() {
+	name=$1 file=$2 cmp=$3 rc=$4 bad=""
+	shift 4
+	for pair in "$@"; do
+		# shellcheck disable=SC2086 # two words
+		set -- $pair
+		got=$(metric_value "$file" "$1")
+		"$cmp" "$got" "$2" || bad="$bad $1=$got(want $2)"
+	done
+	if [ "$rc" -eq 0 ] && [ -z "$bad" ]; then
+		ok "$name"
+	else
+		diag "rc $rc, wrong:$bad"
+		show "$file" 30
+		not_ok "$name"
+	fi
+}
+
 # ---- 1-4: perf list describes the events of every PMU ----
 
 new_device pe_wh tensix_ "tensix name=pe_wh cores=1 arch=wormhole" || skip_all "cannot create a Tensix device"
@@ -220,23 +241,11 @@ EOF
 
 M=fpu_utilization,fpu_efficiency,pack_utilization,thread_stall_rate
 "$PERF" stat -M "$M" -a -- sh "$TMP/inject.sh" > "$TMP/stat" 2>&1
-rc=$?
-bad=""
-for pair in "fpu_utilization $(awk -v a=$FPU -v c=$CYC 'BEGIN { print 100 * a / c }')" \
-	    "fpu_efficiency $(awk -v a=$FPU -v b=$FAV1 'BEGIN { print a / b }')" \
-	    "pack_utilization $(awk -v a=$PB -v c=$CYC 'BEGIN { print 100 * a / c }')" \
-	    "thread_stall_rate $(awk -v a=$((ST0 + ST1 + ST2)) -v c=$CYC 'BEGIN { print 100 * a / 3 / c }')"; do
-	set -- $pair
-	got=$(metric_value "$TMP/stat" "$1")
-	near "$got" "$2" || bad="$bad $1=$got(want $2)"
-done
-if [ $rc -eq 0 ] && [ -z "$bad" ]; then
-	ok "perf stat -M: 4 Tensix metrics equal their closed form"
-else
-	diag "rc $rc, wrong:$bad"
-	show "$TMP/stat" 30
-	not_ok "perf stat -M: 4 Tensix metrics equal their closed form"
-fi
+check_metrics "perf stat -M: 4 Tensix metrics equal their closed form" "$TMP/stat" near $? \
+	"fpu_utilization $(awk -v a=$FPU -v c=$CYC 'BEGIN { print 100 * a / c }')" \
+	"fpu_efficiency $(awk -v a=$FPU -v b=$FAV1 'BEGIN { print a / b }')" \
+	"pack_utilization $(awk -v a=$PB -v c=$CYC 'BEGIN { print 100 * a / c }')" \
+	"thread_stall_rate $(awk -v a=$((ST0 + ST1 + ST2)) -v c=$CYC 'BEGIN { print 100 * a / 3 / c }')"
 
 # fpu_efficiency is a cross-bank metric: each count is a rate per cycle of
 # its own bank, so both banks' reference-cycle events are counted with it.
@@ -387,20 +396,10 @@ if new_device pe_card tensix_ "ttcard name=pe_card arch=wormhole"; then
 	fi
 	echo 0 > "$D/cfg_delay_ns"
 	echo off > "$D/workload"
-	bad=""
-	for pair in "fpu_utilization 80" "fpu_efficiency $(awk 'BEGIN { print 0.8 / 0.84 }')" \
-		    "pack_utilization 40" "thread_stall_rate $(awk 'BEGIN { print 100 * 0.58 / 3 }')"; do
-		set -- $pair
-		got=$(metric_value "$TMP/card" "$1")
-		near_printed "$got" "$2" || bad="$bad $1=$got(want $2)"
-	done
-	if [ $rc -eq 0 ] && [ -z "$bad" ]; then
-		ok "perf stat -M on a card with slow windows: 4 metrics equal their closed form"
-	else
-		diag "rc $rc, wrong:$bad"
-		show "$TMP/card" 30
-		not_ok "perf stat -M on a card with slow windows: 4 metrics equal their closed form"
-	fi
+	check_metrics "perf stat -M on a card with slow windows: 4 metrics equal their closed form" \
+		"$TMP/card" near_printed $rc "fpu_utilization 80" \
+		"fpu_efficiency $(awk 'BEGIN { print 0.8 / 0.84 }')" "pack_utilization 40" \
+		"thread_stall_rate $(awk 'BEGIN { print 100 * 0.58 / 3 }')"
 	del_device pe_card
 else
 	not_ok "perf stat -M on a card (no device)"
