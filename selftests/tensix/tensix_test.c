@@ -740,6 +740,48 @@ TEST_F(tensix, shared_bank_events)
 	close(cyc);
 }
 
+/*
+ * A read of a running group does not stop its banks, so it hides nothing
+ * from another event (tensix-pmu.rst, "Groups"): a child reads a group of
+ * fpu_cycles and fpu_instruction as fast as it can while 1000 injections
+ * go to fpu_instruction, and both an event of its own on that bank and the
+ * group's member count every one of them.
+ */
+TEST_F(tensix, group_reads_hide_nothing)
+{
+	const struct tensix_dev *t = &self->dev;
+	const uint64_t want = 1000 * 7 * (uint64_t)t->cores;
+	const unsigned int fpu = TENSIX_BANK_FPU;
+	struct { uint64_t nr, cycles, instr; } g;
+	int other, lead, member, st;
+	pid_t kid;
+
+	other = OPEN_OK(t, cfg_counter(fpu, 0, 0), 0, -1);
+	lead = open_group_member(t, cfg_cycles(fpu), 0, -1);
+	ASSERT_LE(0, lead);
+	member = open_group_member(t, cfg_counter(fpu, 0, 0), 0, lead);
+	ASSERT_LE(0, member);
+	kid = fork();
+	ASSERT_LE(0, kid);
+	if (!kid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;)
+			if (read(lead, &g, sizeof(g)) != (ssize_t)sizeof(g) || g.nr != 2)
+				_exit(1);
+	}
+	for (int i = 0; i < 1000; i++)
+		INJECT(t, ALL_CORES, fpu, 0, 7);
+	kill(kid, SIGKILL);
+	ASSERT_EQ(kid, waitpid(kid, &st, 0));
+	EXPECT_TRUE(WIFSIGNALED(st)) TH_LOG("the reader failed: status 0x%x", st);
+	EXPECT_COUNT(other, want, "the event outside the group");
+	ASSERT_EQ((ssize_t)sizeof(g), read(lead, &g, sizeof(g)));
+	EXPECT_EQ(want, g.instr);
+	close(member);
+	close(lead);
+	close(other);
+}
+
 /* ---------------------------------------------------------------------
  * 64-bit counts across 32-bit hardware wraps
  */
