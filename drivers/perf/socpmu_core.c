@@ -279,12 +279,13 @@ static void socpmu_update_active(struct socpmu *sp)
  * @sp: the PMU, locked (from socpmu_ops::read_end)
  * @restart: the driver's function that starts the counters it stopped in
  *	the window, which zeroes them
- * @zeroed: whether @restart zeroed counter @i of @event
+ * @zeroed: whether @restart will zero counter @i of @event
  *
  * For hardware whose counters cannot resume where they stopped: every
  * scheduled event's count is first brought up to date (from the stopped
- * counters' frozen values), then @restart runs and the zeroed counters'
- * last values become 0, so each event goes on from its count as it was.
+ * counters' frozen values), the last values of the counters @restart will
+ * zero become 0, and @restart runs, so each event goes on from its count
+ * as it was.
  */
 void socpmu_restart(struct socpmu *sp, void (*restart)(struct socpmu *sp),
 		    bool (*zeroed)(struct socpmu *sp, struct perf_event *event,
@@ -295,11 +296,11 @@ void socpmu_restart(struct socpmu *sp, void (*restart)(struct socpmu *sp),
 
 	lockdep_assert_held(&sp->lock);
 	socpmu_update_active(sp);
-	restart(sp);
 	list_for_each_entry(se, &sp->active, node)
 		for (i = 0; i < se->nr; i++)
 			if (zeroed(sp, socpmu_event_of(se), i))
 				se->prev[i] = 0;
+	restart(sp);
 }
 EXPORT_SYMBOL_GPL(socpmu_restart);
 

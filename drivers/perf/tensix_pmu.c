@@ -80,14 +80,12 @@ static const unsigned int tensix_out_base[] = TENSIX_BANK_OUT_BASES;
  * @mode: last value written to the mode register (select cache)
  * @held: stopped, or not started yet, until the end of the current window
  *	in which perf has the PMU disabled or adds a group (tensix_hold())
- * @restarted: started again at the end of that window, which zeroed it
  */
 struct tensix_bank_state {
 	unsigned int users;
 	u8 mux;
 	u32 mode;
 	bool held;
-	bool restarted;
 };
 
 /**
@@ -475,32 +473,28 @@ static void tensix_restart_held(struct socpmu *sp)
 				continue;
 			tensix_bank_edge(tp, core, bank, TENSIX_START);
 			bs->held = false;
-			bs->restarted = true;
 		}
 	}
 }
 
+/* Counter @i of @event is on a held bank: the window's end restarts it */
 static bool tensix_zeroed(struct socpmu *sp, struct perf_event *event, unsigned int i)
 {
 	struct tensix_pmu *tp = to_tensix(sp);
 	unsigned int first;
 
 	tensix_ev_cores(tp, event, &first);
-	return tp->banks[first + i][tensix_ev_bank(event)].restarted;
+	return tp->banks[first + i][tensix_ev_bank(event)].held;
 }
 
 static void tensix_read_end(struct socpmu *sp)
 {
 	struct tensix_pmu *tp = to_tensix(sp);
-	unsigned int core, bank;
 
 	tp->hold = false;
 	if (!tp->nr_held)
 		return;
 	socpmu_restart(sp, tensix_restart_held, tensix_zeroed);
-	for (core = 0; core < tp->nr_cores; core++)
-		for (bank = 0; bank < TENSIX_NR_BANKS; bank++)
-			tp->banks[core][bank].restarted = false;
 	tp->nr_held = 0;
 }
 
