@@ -13,10 +13,8 @@ set -uo pipefail
 top=$(cd "${1:?TOP}" && pwd)
 cd "$top" || exit 1
 
-n=0 pass=0 fail=0 skip=0
-ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n $1"; }
-skip_test() { n=$((n + 1)); skip=$((skip + 1)); echo "ok $n $1 # SKIP $2"; }
+# shellcheck source=tools/vm/tap.sh
+. "$top/tools/vm/tap.sh"
 
 mapfile -t rsts < <(find Documentation -name '*.rst' | LC_ALL=C sort)
 mapfile -t types < <(awk '/^const struct socpmu_sim_type socpmu_sim_/ { on = 1 }
@@ -35,8 +33,7 @@ required=(tools/tensix-perf/tensix-perf.1 tools/sifive-perf/sifive-perf.1
 	  tools/libespmon/esp-monitor.1)
 mapfile -t mans < <(find tools -name '*.1' | LC_ALL=C sort)
 
-echo "TAP version 13"
-echo "1..$((${#rsts[@]} + ${#types[@]} + 2 + 2 * ${#mans[@]}))"
+tap_plan $((${#rsts[@]} + ${#types[@]} + 2 + 2 * ${#mans[@]}))
 
 # All the .rst files in one Python process (rst2html started once per file
 # took 1.9 s for 9 files): "== ok FILE" or "== bad FILE", then its messages.
@@ -143,5 +140,4 @@ for m in "${mans[@]}"; do
 	fi
 done
 
-echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:$skip error:0"
-((fail == 0))
+tap_totals

@@ -5,24 +5,18 @@
 set -uo pipefail
 out=$(cd "${1:?}" && pwd)
 tool=$out/sifive-perf
-man=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/sifive-perf.1
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+man=$here/sifive-perf.1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 
-n=0 pass=0 fail=0 skip=0
-ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n $1"; }
-not_ok() {
-	n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n $1"
-	shift
-	for f in "$@"; do [[ -f $f ]] && sed "s|^|#   $f: |" "$f"; done
-}
-skip_test() { n=$((n + 1)); skip=$((skip + 1)); echo "ok $n $1 # SKIP $2"; }
+# shellcheck source=tools/vm/tap.sh
+. "$here/../vm/tap.sh"
 # check NAME COND FILES...: COND is a shell expression
 check() { local name=$1 cond=$2; shift 2; if eval "$cond"; then ok "$name"; else not_ok "$name" "$@"; fi; }
 
-echo "TAP version 13"
-echo "1..3"
+tap_plan 3
 
 # 1: an old trace file that cannot be removed is not reported as the new one
 mkdir -p old.rtd/x
@@ -58,5 +52,4 @@ else
 	not_ok "sifive-perf.1 documents every option of --help (missing:${missing:- the page})"
 fi
 
-echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:$skip error:0"
-((fail == 0))
+tap_totals

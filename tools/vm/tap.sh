@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0-only
 # tap.sh - sourced by the bash host tests (tools/vm/*_test.sh,
-# tools/install/install_test.sh): kselftest TAP output.
+# tools/install/install_test.sh, tools/docs/doccheck.sh,
+# tools/sifive-perf/cli_test.sh): kselftest TAP output.
 
 n=0 pass=0 fail=0 skip=0
 
@@ -11,20 +12,33 @@ tap_plan() {
 	echo "1..$1"
 }
 
-# result NAME STATUS: "ok N NAME" if STATUS is 0, else "not ok N NAME".
-result() {
+# ok NAME: "ok N NAME".
+ok() {
 	n=$((n + 1))
-	if [[ $2 == 0 ]]; then
-		pass=$((pass + 1))
-		echo "ok $n $1"
-	else
-		fail=$((fail + 1))
-		echo "not ok $n $1"
-	fi
+	pass=$((pass + 1))
+	echo "ok $n $1"
 }
 
-# skip_test NAME WHY: "ok N NAME # SKIP WHY", counted as a skip (the same as
-# the copies in tools/docs/doccheck.sh and tools/sifive-perf/cli_test.sh).
+# not_ok NAME [FILE...]: "not ok N NAME", then each FILE there is as
+# diagnostics ("#   FILE: " before each of its lines).
+not_ok() {
+	local f
+
+	n=$((n + 1))
+	fail=$((fail + 1))
+	echo "not ok $n $1"
+	shift
+	for f in "$@"; do
+		if [[ -f $f ]]; then sed "s|^|#   $f: |" "$f"; fi
+	done
+}
+
+# result NAME STATUS: ok NAME if STATUS is 0, else not_ok NAME.
+result() {
+	if [[ $2 == 0 ]]; then ok "$1"; else not_ok "$1"; fi
+}
+
+# skip_test NAME WHY: "ok N NAME # SKIP WHY", counted as a skip.
 skip_test() {
 	n=$((n + 1))
 	skip=$((skip + 1))
