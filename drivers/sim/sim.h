@@ -35,6 +35,7 @@ struct property_entry;
  *	has a register interface (@type->reg_read)
  * @reads: register reads through the regmap (debugfs "regs")
  * @writes: register writes through the regmap
+ * @read_delay_ns: stall of every register read (debugfs "read_delay_ns")
  * @probe_err: result of probing @dev
  * @sleeping_regmap: the regmap says it may sleep (sleeping_regmap=1)
  * @destroy_delay_us: the child's "socpmu,test-destroy-delay-us" property
@@ -52,6 +53,7 @@ struct socpmu_sim_dev {
 	unsigned int destroy_delay_us;
 	atomic64_t reads;
 	atomic64_t writes;
+	u32 read_delay_ns;
 	int probe_err;
 };
 

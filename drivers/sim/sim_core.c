@@ -22,6 +22,7 @@
 
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/err.h>
 #include <linux/fs.h>
@@ -228,13 +229,28 @@ int socpmu_sim_add_child(struct socpmu_sim_dev *sdev, const char *name,
 	return socpmu_sim_add_child_data(sdev, name, props, NULL, 0);
 }
 
-/* regmap callbacks: count the access, then let the model handle it */
+/*
+ * Longest stall of a register read: the reader may hold a lock with
+ * interrupts off (a PMU's poll timer reads in hard interrupt context)
+ */
+#define SOCPMU_SIM_MAX_READ_DELAY_NS	(50 * NSEC_PER_USEC)
+
+/*
+ * regmap callbacks: count the access, then let the model handle it; a read
+ * then stalls for the device's read_delay_ns, as a slow bus would
+ */
 static int socpmu_sim_reg_read(void *context, unsigned int reg, unsigned int *val)
 {
 	struct socpmu_sim_dev *sdev = context;
+	u32 delay_ns;
+	int ret;
 
 	atomic64_inc(&sdev->reads);
-	return sdev->type->reg_read(sdev->model, reg, val);
+	ret = sdev->type->reg_read(sdev->model, reg, val);
+	delay_ns = READ_ONCE(sdev->read_delay_ns);
+	if (delay_ns)
+		ndelay(delay_ns);
+	return ret;
 }
 
 static int socpmu_sim_reg_write(void *context, unsigned int reg, unsigned int val)
@@ -282,6 +298,29 @@ static const struct file_operations socpmu_sim_regs_fops = {
 	.write = socpmu_sim_regs_write,
 	.llseek = default_llseek,
 };
+
+/* debugfs "read_delay_ns": 0 to SOCPMU_SIM_MAX_READ_DELAY_NS */
+static int socpmu_sim_read_delay_get(void *data, u64 *val)
+{
+	struct socpmu_sim_dev *sdev = data;
+
+	*val = READ_ONCE(sdev->read_delay_ns);
+	return 0;
+}
+
+static int socpmu_sim_read_delay_set(void *data, u64 val)
+{
+	struct socpmu_sim_dev *sdev = data;
+
+	if (val > SOCPMU_SIM_MAX_READ_DELAY_NS) {
+		pr_debug("read_delay_ns: %llu is over %lu\n", val, SOCPMU_SIM_MAX_READ_DELAY_NS);
+		return -EINVAL;
+	}
+	WRITE_ONCE(sdev->read_delay_ns, val);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(socpmu_sim_read_delay_fops, socpmu_sim_read_delay_get,
+			 socpmu_sim_read_delay_set, "%llu\n");
 
 static void socpmu_sim_destroy(void *data)
 {
@@ -334,8 +373,11 @@ static int socpmu_sim_setup(struct socpmu_sim_dev *sdev)
 	ret = devm_add_action_or_reset(dev, socpmu_sim_debugfs_remove, dir);
 	if (ret)
 		return ret;
-	if (type->reg_read)
+	if (type->reg_read) {
 		debugfs_create_file("regs", 0600, dir, sdev, &socpmu_sim_regs_fops);
+		debugfs_create_file_unsafe("read_delay_ns", 0600, dir, sdev,
+					   &socpmu_sim_read_delay_fops);
+	}
 	if (type->debugfs_init)
 		type->debugfs_init(sdev, dir);
 

@@ -591,6 +591,48 @@ TEST_F(esp, wrap_hrtimer_poll)
 	wrap_test(_metadata, &self->soc, false);
 }
 
+/*
+ * The wrap poll's period is at least 4 times as long as the poll took (the
+ * socpmu core's SOCPMU_POLL_DUTY), however short poll_interval_us is. With
+ * every register read stalled by POLL_STALL_NS (the simulator's
+ * read_delay_ns) and POLL_EVENTS 32-bit events of every tile open, a poll
+ * takes milliseconds, and at the shortest period (100 us) the timer would
+ * otherwise run back to back on the PMU's CPU. Measured from outside
+ * (sp_poll_stalled()): nothing else reads the registers meanwhile, so the
+ * reads times the stall are a lower bound of the time the polls took,
+ * which must stay under a quarter of it (bound: 0.3).
+ */
+#define POLL_STALL_NS	50000
+#define POLL_EVENTS	4
+
+TEST_F_TIMEOUT(esp, poll_duty_bounded, 120)
+{
+	const struct esp_soc *s = &self->soc;
+	struct sp_poll_duty r;
+	uint64_t per_poll = 0;
+	int fd[POLL_EVENTS], n = 0, ret;
+
+	ASSERT_EQ(0, sp_pmu_write_u64(&s->d, "poll_interval_us", 100));
+	for (size_t i = 0; i < ARRAY_SIZE(esp_evs) && n < POLL_EVENTS; i++) {
+		const struct esp_ev *e = &esp_evs[i];
+
+		if (e->is64 || !any_tile_defines(s, e))
+			continue;
+		/* a poll reads the event's counter of each tile that has it */
+		per_poll += esp_ntiles_with(s, e);
+		fd[n++] = OPEN_OK(s, e->mon, ALL_TILES, -1, 0);
+	}
+	ASSERT_EQ(POLL_EVENTS, n);
+	ret = sp_poll_stalled(&s->d, "read_delay_ns", POLL_STALL_NS, per_poll, &r);
+	for (int i = 0; i < n; i++)
+		close(fd[i]);
+	ASSERT_EQ(0, ret) TH_LOG("%s", strerror(-ret));
+	TH_LOG("%d events, %" PRIu64 " reads a poll: %.1f polls (%" PRIu64 " reads) in %.0f ms, stalled %.0f %% of it",
+	       n, per_poll, r.polls, r.reads, r.ms, r.stalled * 100);
+	EXPECT_LE(3 * per_poll, r.reads);
+	EXPECT_GT(0.3, r.stalled);
+}
+
 /* acc_*_cycles are the 64-bit pairs 14/15 and 16/17: no wrap, no tear */
 TEST_F(esp, acc_cycles_64bit)
 {

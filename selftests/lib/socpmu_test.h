@@ -446,6 +446,74 @@ static inline int sp_regs_reset(const struct sp_dev *d)
 	return sp_debugfs_write(d, "regs", "0");
 }
 
+/* Result of sp_poll_stalled() */
+struct sp_poll_duty {
+	uint64_t reads, writes;	/* register accesses while measuring */
+	double ms;		/* how long it measured */
+	double polls;		/* reads / reads of one poll */
+	double stalled;		/* stalled accesses x stall / time */
+};
+
+/**
+ * sp_poll_stalled() - how much of the time a PMU's wrap poll stalls
+ * @d: the simulated device, whose PMU has events counting, opened after
+ *	its poll_interval_us was set to the shortest period (100 us: a new
+ *	period takes effect at the next expiry, seconds away at the default);
+ *	nothing else may access its registers meanwhile
+ * @knob: the model's debugfs stall: "read_delay_ns" (every register model)
+ *	or "cfg_delay_ns" (a card's window programming, which stalls writes)
+ * @stall_ns: the stall of one access
+ * @per_poll: register reads of one poll
+ * @res: the measurement
+ *
+ * Stalls each access by @stall_ns: at the shortest period, a poll of
+ * several stalled accesses would keep its CPU all the time if the period
+ * did not stretch. Measures for at least 600 ms and three polls, once two
+ * polls went by (the first may have begun before the stall), each wait
+ * giving up after 10 s (a loaded host makes every poll slower, and the
+ * period with it). The stalled accesses times the stall are a lower bound
+ * of the time the polls took. The stall is 0 again afterwards.
+ *
+ * Return: 0, or a negative errno.
+ */
+static inline int sp_poll_stalled(const struct sp_dev *d, const char *knob,
+				  unsigned int stall_ns, uint64_t per_poll,
+				  struct sp_poll_duty *res)
+{
+	bool writes = !strcmp(knob, "cfg_delay_ns");
+	uint64_t t0, t = 0;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	ret = sp_debugfs_printf(d, knob, "%u", stall_ns);
+	if (!ret)
+		ret = sp_regs_reset(d);
+	for (int i = 0; !ret && i < 200 && res->reads < 2 * per_poll; i++) {
+		sp_sleep_ms(50);
+		ret = sp_regs(d, &res->reads, &res->writes);
+	}
+	if (!ret && res->reads < 2 * per_poll)
+		ret = -ETIMEDOUT;
+	if (!ret)
+		ret = sp_regs_reset(d);
+	t0 = sp_now_ns();
+	while (!ret) {
+		sp_sleep_ms(100);
+		ret = sp_regs(d, &res->reads, &res->writes);
+		t = sp_now_ns() - t0;
+		if ((t >= 600000000 && res->reads >= 3 * per_poll) || t >= 10000000000ULL)
+			break;
+	}
+	if (sp_debugfs_printf(d, knob, "0") && !ret)
+		ret = -EIO;
+	if (ret)
+		return ret;
+	res->ms = (double)t / 1e6;
+	res->polls = (double)res->reads / (double)per_poll;
+	res->stalled = (double)(writes ? res->writes : res->reads) * stall_ns / (double)t;
+	return 0;
+}
+
 /*
  * Creates the simulated device "@type name=@name @params" and finds the
  * PMU its driver registered: the @prefix* entry of the event_source bus

@@ -232,27 +232,48 @@ FIXTURE_VARIANT_ADD(pulp, asic_seed_sat) {
 	.mode = "asic", .layout = "seed", .sat = true, .cores = 3,
 };
 
-FIXTURE_SETUP(pulp)
+/* Why a cluster cannot be tested here, or NULL */
+static const char *pulp_unavailable(void)
+{
+	static char why[96];
+	int ret;
+
+	if (geteuid())
+		return "needs root";
+	ret = sp_sim_available();
+	if (ret) {
+		snprintf(why, sizeof(why), "socpmu_sim not loaded or no debugfs (%s)",
+			 strerror(-ret));
+		return why;
+	}
+	if (!sp_module_loaded("pulp_pmu"))
+		return "pulp_pmu not loaded";
+	return NULL;
+}
+
+/* The cluster "pulp_test_<pid>" of a fixture; no teardown follows a failure */
+static void pulp_fixture_dev(struct __test_metadata *_metadata, struct pulp_dev *p, int cores,
+		       const char *mode, const char *layout, bool sat)
 {
 	char name[SP_NAME_LEN];
 	int ret;
 
-	if (geteuid())
-		SKIP(return, "needs root");
-	ret = sp_sim_available();
-	if (ret)
-		SKIP(return, "socpmu_sim not loaded or no debugfs (%s)", strerror(-ret));
-	if (!sp_module_loaded("pulp_pmu"))
-		SKIP(return, "pulp_pmu not loaded");
-
 	snprintf(name, sizeof(name), "pulp_test_%d", getpid());
-	ret = pulp_create(&self->p, name, variant->cores, variant->mode,
-			  variant->layout, variant->sat, 100);
+	ret = pulp_create(p, name, cores, mode, layout, sat, 100);
 	if (ret) {
-		/* no teardown after a failed setup: clean up here */
-		pulp_delete(&self->p);
+		pulp_delete(p);
 		ASSERT_EQ(0, ret) TH_LOG("creating %s: %s", name, strerror(-ret));
 	}
+}
+
+FIXTURE_SETUP(pulp)
+{
+	const char *why = pulp_unavailable();
+
+	if (why)
+		SKIP(return, "%s", why);
+	pulp_fixture_dev(_metadata, &self->p, variant->cores, variant->mode, variant->layout,
+		   variant->sat);
 }
 
 /* Runs in the parent: after the test process (and its fds) are gone. */
@@ -1285,6 +1306,68 @@ TEST_F(pulp, sim_interface)
 	EXPECT_EQ(0, sp_debugfs_write(&p->d, "inject", " all  instr  2 "));
 	EXPECT_COUNT(fd, 21 + 2 * (uint64_t)p->cores, "after valid commands");
 	close(fd);
+}
+
+/* ---------------------------------------------------------------------
+ * The wrap poll's share of its CPU. The poll is the socpmu core's, the
+ * same in every build, layout and mode: one cluster (FPGA mode, a counter
+ * per event, three cores) rather than every variant of the fixture above.
+ */
+
+FIXTURE(pulp_poll) {
+	struct pulp_dev p;
+};
+
+FIXTURE_SETUP(pulp_poll)
+{
+	const char *why = pulp_unavailable();
+
+	if (why)
+		SKIP(return, "%s", why);
+	pulp_fixture_dev(_metadata, &self->p, 3, "fpga", "rtl", false);
+}
+
+FIXTURE_TEARDOWN_PARENT(pulp_poll)
+{
+	int ret = pulp_delete(&self->p);
+
+	if (ret)
+		TH_LOG("deleting %s: %s", self->p.d.name, strerror(-ret));
+}
+
+/*
+ * The poll's period is at least 4 times as long as the poll took (the
+ * socpmu core's SOCPMU_POLL_DUTY), however short poll_interval_us is. With
+ * every register read stalled by POLL_STALL_NS (the simulator's
+ * read_delay_ns) and POLL_EVENTS events of every core open, a poll takes
+ * more than a millisecond, and at the shortest period (100 us) the timer
+ * would otherwise run back to back on the PMU's CPU. Measured from outside
+ * (sp_poll_stalled()): nothing else reads the registers meanwhile, so the
+ * reads times the stall are a lower bound of the time the polls took,
+ * which must stay under a quarter of it (bound: 0.3).
+ */
+#define POLL_STALL_NS	50000
+#define POLL_EVENTS	4
+
+TEST_F_TIMEOUT(pulp_poll, duty_bounded, 120)
+{
+	const struct pulp_dev *p = &self->p;
+	/* a poll reads each core's counter of each event */
+	const uint64_t per_poll = (uint64_t)POLL_EVENTS * p->cores;
+	struct sp_poll_duty r;
+	int fd[POLL_EVENTS], ret;
+
+	ASSERT_EQ(0, sp_pmu_write_u64(&p->d, "poll_interval_us", 100));
+	for (int e = 0; e < POLL_EVENTS; e++)
+		fd[e] = OPEN_OK(p, cfg_ev(e), ALL);
+	ret = sp_poll_stalled(&p->d, "read_delay_ns", POLL_STALL_NS, per_poll, &r);
+	for (int e = 0; e < POLL_EVENTS; e++)
+		close(fd[e]);
+	ASSERT_EQ(0, ret) TH_LOG("%s", strerror(-ret));
+	TH_LOG("%d events of %d cores: %.1f polls (%" PRIu64 " reads) in %.0f ms, stalled %.0f %% of it",
+	       POLL_EVENTS, p->cores, r.polls, r.reads, r.ms, r.stalled * 100);
+	EXPECT_LE(3 * per_poll, r.reads);
+	EXPECT_GT(0.3, r.stalled);
 }
 
 TEST_HARNESS_MAIN
