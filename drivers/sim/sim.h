@@ -103,6 +103,7 @@ int socpmu_sim_parse_units(const char *key, const char *word, unsigned int nr,
 			   unsigned int *first, unsigned int *end);
 int socpmu_sim_parse_u64(const char *key, const char *word, u64 *res);
 char *socpmu_sim_get_cmd(const char __user *ubuf, size_t count);
+void socpmu_sim_debugfs_delay(struct dentry *dir, const char *name, u32 *ns);
 int socpmu_sim_split(char *cmd, char **words, int n);
 
 /* The Tensix counter model (sim_tensix.c), also behind every ttcard tile */

@@ -230,12 +230,6 @@ int socpmu_sim_add_child(struct socpmu_sim_dev *sdev, const char *name,
 }
 
 /*
- * Longest stall of a register read: the reader may hold a lock with
- * interrupts off (a PMU's poll timer reads in hard interrupt context)
- */
-#define SOCPMU_SIM_MAX_READ_DELAY_NS	(50 * NSEC_PER_USEC)
-
-/*
  * regmap callbacks: count the access, then let the model handle it; a read
  * then stalls for the device's read_delay_ns, as a slow bus would
  */
@@ -299,28 +293,44 @@ static const struct file_operations socpmu_sim_regs_fops = {
 	.llseek = default_llseek,
 };
 
-/* debugfs "read_delay_ns": 0 to SOCPMU_SIM_MAX_READ_DELAY_NS */
-static int socpmu_sim_read_delay_get(void *data, u64 *val)
-{
-	struct socpmu_sim_dev *sdev = data;
+/*
+ * Longest stall of an access (socpmu_sim_debugfs_delay()): the one stalled
+ * may hold a lock with interrupts off (a PMU's poll timer reads in hard
+ * interrupt context)
+ */
+#define SOCPMU_SIM_MAX_DELAY_NS	(50 * NSEC_PER_USEC)
 
-	*val = READ_ONCE(sdev->read_delay_ns);
+static int socpmu_sim_delay_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(*(u32 *)data);
 	return 0;
 }
 
-static int socpmu_sim_read_delay_set(void *data, u64 val)
+static int socpmu_sim_delay_set(void *data, u64 val)
 {
-	struct socpmu_sim_dev *sdev = data;
-
-	if (val > SOCPMU_SIM_MAX_READ_DELAY_NS) {
-		pr_debug("read_delay_ns: %llu is over %lu\n", val, SOCPMU_SIM_MAX_READ_DELAY_NS);
+	if (val > SOCPMU_SIM_MAX_DELAY_NS) {
+		pr_debug("delay: %llu ns is over %lu\n", val, SOCPMU_SIM_MAX_DELAY_NS);
 		return -EINVAL;
 	}
-	WRITE_ONCE(sdev->read_delay_ns, val);
+	WRITE_ONCE(*(u32 *)data, val);
 	return 0;
 }
-DEFINE_DEBUGFS_ATTRIBUTE(socpmu_sim_read_delay_fops, socpmu_sim_read_delay_get,
-			 socpmu_sim_read_delay_set, "%llu\n");
+DEFINE_DEBUGFS_ATTRIBUTE(socpmu_sim_delay_fops, socpmu_sim_delay_get,
+			 socpmu_sim_delay_set, "%llu\n");
+
+/**
+ * socpmu_sim_debugfs_delay() - a debugfs file setting a stall in nanoseconds
+ * @dir: the device's debugfs directory
+ * @name: file name
+ * @ns: the stall, read with READ_ONCE() where it applies; it must live as
+ *	long as @dir
+ *
+ * Read-write (0600), 0 to 50000; larger values are refused with EINVAL.
+ */
+void socpmu_sim_debugfs_delay(struct dentry *dir, const char *name, u32 *ns)
+{
+	debugfs_create_file_unsafe(name, 0600, dir, ns, &socpmu_sim_delay_fops);
+}
 
 static void socpmu_sim_destroy(void *data)
 {
@@ -375,8 +385,7 @@ static int socpmu_sim_setup(struct socpmu_sim_dev *sdev)
 		return ret;
 	if (type->reg_read) {
 		debugfs_create_file("regs", 0600, dir, sdev, &socpmu_sim_regs_fops);
-		debugfs_create_file_unsafe("read_delay_ns", 0600, dir, sdev,
-					   &socpmu_sim_read_delay_fops);
+		socpmu_sim_debugfs_delay(dir, "read_delay_ns", &sdev->read_delay_ns);
 	}
 	if (type->debugfs_init)
 		type->debugfs_init(sdev, dir);

@@ -152,9 +152,6 @@ struct ttcard {
 	struct tensix_sim *ts;
 };
 
-/* Longest config write stall: the writer may hold a lock with IRQs off */
-#define TTCARD_MAX_CFG_DELAY_NS	(50 * NSEC_PER_USEC)
-
 /* @width bits at bit @shift of the multi-word register @w */
 static u64 ttcard_bits(const u32 *w, unsigned int shift, unsigned int width)
 {
@@ -362,29 +359,6 @@ static const struct file_operations ttcard_user_tlb_fops = {
 	.llseek = noop_llseek,
 };
 
-/* debugfs "cfg_delay_ns": 0 to TTCARD_MAX_CFG_DELAY_NS */
-static int ttcard_cfg_delay_get(void *data, u64 *val)
-{
-	struct ttcard *tc = data;
-
-	*val = READ_ONCE(tc->cfg_delay_ns);
-	return 0;
-}
-
-static int ttcard_cfg_delay_set(void *data, u64 val)
-{
-	struct ttcard *tc = data;
-
-	if (val > TTCARD_MAX_CFG_DELAY_NS) {
-		pr_debug("cfg_delay_ns: %llu is over %lu\n", val, TTCARD_MAX_CFG_DELAY_NS);
-		return -EINVAL;
-	}
-	WRITE_ONCE(tc->cfg_delay_ns, val);
-	return 0;
-}
-DEFINE_DEBUGFS_ATTRIBUTE(ttcard_cfg_delay_fops, ttcard_cfg_delay_get,
-			 ttcard_cfg_delay_set, "%llu\n");
-
 static void ttcard_debugfs_init(struct socpmu_sim_dev *sdev, struct dentry *dir)
 {
 	struct ttcard *tc = sdev->model;
@@ -393,7 +367,7 @@ static void ttcard_debugfs_init(struct socpmu_sim_dev *sdev, struct dentry *dir)
 	debugfs_create_file("tiles", 0400, dir, tc, &ttcard_tiles_fops);
 	debugfs_create_file("errors", 0400, dir, tc, &ttcard_errors_fops);
 	debugfs_create_file("user_tlb", 0200, dir, tc, &ttcard_user_tlb_fops);
-	debugfs_create_file_unsafe("cfg_delay_ns", 0600, dir, tc, &ttcard_cfg_delay_fops);
+	socpmu_sim_debugfs_delay(dir, "cfg_delay_ns", &tc->cfg_delay_ns);
 }
 
 static void ttcard_cfg_init(void *data)

@@ -1046,6 +1046,16 @@ TEST_F(esp, sim_interface)
 	ASSERT_LT(0, sp_debugfs_read(&s->d, "workload", buf, sizeof(buf)));
 	EXPECT_STREQ("off\n", buf);
 
+	/* the core's stall of every register read: 0 by default, at most 50 us */
+	ASSERT_LT(0, sp_debugfs_read(&s->d, "read_delay_ns", buf, sizeof(buf)));
+	EXPECT_STREQ("0\n", buf);
+	EXPECT_EQ(-EINVAL, sp_debugfs_write(&s->d, "read_delay_ns", "50001"));
+	EXPECT_EQ(-EINVAL, sp_debugfs_write(&s->d, "read_delay_ns", "-1"));
+	EXPECT_EQ(0, sp_debugfs_write(&s->d, "read_delay_ns", "50000"));
+	ASSERT_LT(0, sp_debugfs_read(&s->d, "read_delay_ns", buf, sizeof(buf)));
+	EXPECT_STREQ("50000\n", buf);
+	EXPECT_EQ(0, sp_debugfs_write(&s->d, "read_delay_ns", "0"));
+
 	/* injection by monitor number equals injection by name */
 	{
 		int fd = OPEN_OK(s, ESP_MON_NOC_QFULL(1, ESP_NOC_QUEUE_W), ALL_TILES, -1, 0);
