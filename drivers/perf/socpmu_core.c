@@ -773,9 +773,17 @@ static int socpmu_add(struct perf_event *event, int flags)
 	int ret;
 
 	raw_spin_lock_irqsave(&sp->lock, irqflags);
+	/*
+	 * A removed device's events are frozen, not refused: perf schedules
+	 * them in again (rotation, CPU hotplug, an enable, a group that grows),
+	 * and a refused pinned event would read as EOF, a flexible one scale
+	 * its count up with time enabled but not running. In, stopped, it
+	 * stays readable with the count it had.
+	 */
 	if (sp->dead) {
-		ret = -ENODEV;
-		goto out;
+		event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+		raw_spin_unlock_irqrestore(&sp->lock, irqflags);
+		return 0;
 	}
 	ret = sp->ops->add(sp, event);
 	if (ret)
