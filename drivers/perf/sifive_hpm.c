@@ -58,6 +58,7 @@
 #include <linux/hrtimer.h>
 #include <linux/idr.h>
 #include <linux/kernel.h>
+#include <linux/list.h>
 #include <linux/mod_devicetable.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -95,11 +96,14 @@ struct sifive_hpm;
  * @used: the counters this PMU holds on this CPU
  * @poll: reads the running counters before they can wrap twice, but for
  *	counters too fast for it (kept by the overflow interrupt)
+ * @time_events: the timestamp events added on this CPU (through their
+ *	perf_event::active_entry), which hold no counter: removal banks them
  * @hpm: the PMU
  */
 struct hpm_cpu {
 	struct perf_event *events[SIFIVE_HPM_MAX_COUNTERS];
 	unsigned long used;
+	struct list_head time_events;
 	struct hrtimer poll;
 	struct sifive_hpm *hpm;
 };
@@ -523,12 +527,17 @@ static int hpm_add(struct perf_event *event, int flags)
 	struct hw_perf_event *hwc = &event->hw;
 	int idx;
 
-	if (READ_ONCE(hpm->dead))
-		return -ENODEV;
+	/* Frozen, not refused (see socpmu_add()): in, stopped, on no counter */
+	if (READ_ONCE(hpm->dead)) {
+		hwc->idx = -1;
+		hwc->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+		return 0;
+	}
 	if (!cpumask_test_cpu(smp_processor_id(), &hpm->harts))
 		return -ENOENT;
 	if (hpm_ev_is_time(event)) {
 		idx = SIFIVE_HPM_CTR_TIME;
+		list_add(&event->active_entry, &cpuc->time_events);
 	} else {
 		idx = hpm_claim(hpm, cpuc, event);
 		if (idx < 0)
@@ -556,7 +565,9 @@ static void hpm_del(struct perf_event *event, int flags)
 	hpm_stop(event, PERF_EF_UPDATE);
 	if (idx < 0)
 		return;
-	if (idx != SIFIVE_HPM_CTR_TIME && test_bit(idx, &cpuc->used) &&
+	if (idx == SIFIVE_HPM_CTR_TIME)
+		list_del(&event->active_entry);
+	else if (test_bit(idx, &cpuc->used) &&
 	    cpuc->events[idx] == event) {
 		/* Release a programmable counter; a fixed one is not ours to release */
 		if (!READ_ONCE(hpm->dead) && !hpm_idx_fixed(idx))
@@ -1116,6 +1127,7 @@ static int hpm_probe(struct platform_device *pdev)
 		struct hpm_cpu *cpuc = per_cpu_ptr(hpm->cpus, cpu);
 
 		cpuc->hpm = hpm;
+		INIT_LIST_HEAD(&cpuc->time_events);
 		hrtimer_init(&cpuc->poll, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 		cpuc->poll.function = hpm_poll;
 	}
@@ -1191,7 +1203,10 @@ err_free:
 	return dev_err_probe(dev, ret, "probe failed\n");
 }
 
-/* Bank the counts of this CPU's running events and release its programmable counters */
+/*
+ * Bank the counts of this CPU's running events, timestamp events included,
+ * and release its programmable counters
+ */
 static void hpm_freeze_cpu(void *data)
 {
 	struct sifive_hpm *hpm = data;
@@ -1206,6 +1221,9 @@ static void hpm_freeze_cpu(void *data)
 		if (!hpm_idx_fixed(idx))
 			hpm->ops->stop(hpm->ctx, idx, 1, SIFIVE_HPM_STOP_FLAG_RESET);
 	}
+	list_for_each_entry(event, &cpuc->time_events, active_entry)
+		if (!(event->hw.state & PERF_HES_STOPPED))
+			hpm_event_update(hpm, event);
 }
 
 /*

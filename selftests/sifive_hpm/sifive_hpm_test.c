@@ -1310,27 +1310,55 @@ TEST_F(hpm, cpus_without_harts)
 TEST_F(hpm, remove_with_open_events)
 {
 	struct hpm_dev *x = &self->extra;
-	int cpu_fd, task_fd, ret;
+	int cpu_fd, task_fd, time_fd, ret;
 	struct perf_event_attr attr;
+	uint64_t t_open, t_del0, t_del1, ticks;
 
 	create_extra(_metadata, self, "counters=2");
 	PIN(0);
 	cpu_fd = OPEN_OK(x, -1, 0, CFG_RAW, EV_DCACHE, -1, 0);
 	task_fd = OPEN_OK(x, THIS_TASK, ANY_CPU, CFG_INSTR, 0, -1, 0);
+	t_open = sp_now_ns();
+	time_fd = OPEN_OK(x, -1, 0, CFG_TIME, 0, -1, 0);
 	INJECT(x, 0, "dcache_miss,instret", 321);
 	EXPECT_COUNT(cpu_fd, 321, "before removal");
+	sp_sleep_ms(20);
 
+	t_del0 = sp_now_ns();
 	ret = sp_dev_delete(&x->d);
+	t_del1 = sp_now_ns();
 	ASSERT_EQ(0, ret) TH_LOG("del_device: %s", strerror(-ret));
 	/* Frozen counts, no crash, no new events */
 	EXPECT_COUNT(cpu_fd, 321, "after removal");
 	EXPECT_COUNT(task_fd, 321, "after removal, per task");
+	/*
+	 * The timestamp event holds no counter, and was never read before:
+	 * frozen at removal all the same, with the time it counted until
+	 * then (the 1 MHz timebase)
+	 */
+	ticks = read_ok(_metadata, time_fd);
+	EXPECT_LE((t_del0 - t_open) / 1000, ticks) TH_LOG("timestamp %llu after %llu us",
+							  (unsigned long long)ticks,
+							  (unsigned long long)(t_del0 - t_open) / 1000);
+	EXPECT_GE((t_del1 - t_open) / 1000 + 1, ticks);
 	sp_sleep_ms(10);
 	EXPECT_COUNT(task_fd, 321, "after a reschedule");
+	EXPECT_COUNT(time_fd, ticks, "timestamp after removal");
+	/* Scheduled in again, they are taken in frozen, not refused */
+	for (int i = 0; i < 3; i++) {
+		int fd = i == 0 ? cpu_fd : i == 1 ? task_fd : time_fd;
+
+		EXPECT_EQ(0, ioctl(fd, PERF_EVENT_IOC_DISABLE, 0));
+		EXPECT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
+	}
+	EXPECT_COUNT(cpu_fd, 321, "disabled and enabled again");
+	EXPECT_COUNT(task_fd, 321, "disabled and enabled again, per task");
+	EXPECT_COUNT(time_fd, ticks, "timestamp disabled and enabled again");
 	sp_attr_init(&attr, &x->d, CFG_CYCLES, 0);
 	EXPECT_EQ(-ENODEV, try_attr(&attr, -1, 0));
 	close(cpu_fd);
 	close(task_fd);
+	close(time_fd);
 }
 
 /*
