@@ -615,8 +615,12 @@ static void st_drain(struct st_cpu *c, bool final)
 	bool ok = true;
 
 	if (te->funnel) {
-		if (final)
-			ok = st_te_pause(te, &polls);
+		/*
+		 * Paused, and resumed below, also when it goes on: the next
+		 * record then starts with the sync message the TE emits when
+		 * tracing restarts, as a private sink's does
+		 */
+		ok = st_te_pause(te, &polls);
 		ok &= st_funnel_collect(c, te, &polls);
 	} else {
 		ok = st_te_pause(te, &polls);
@@ -644,10 +648,9 @@ static void st_drain(struct st_cpu *c, bool final)
 		st_hart_stop(c, &polls);
 		return;
 	}
-	if (!te->funnel) {
+	if (!te->funnel)
 		st_private_window(c, te);
-		st_te_resume(te);
-	}
+	st_te_resume(te);
 }
 
 /*

@@ -65,8 +65,42 @@ static struct nexus_msg msgs[MAX_MSGS];
 static uint8_t auxbuf[1 << 22];
 
 /*
+ * Every non-empty AUX record of @t (messages with @srcbits of SRC) starts
+ * with a sync message, so that it decodes on its own: a full timestamp,
+ * where the XOR chain of the next ones begins. Returns the records.
+ */
+static int check_records_synced(struct __test_metadata *_metadata, struct trace *t,
+				unsigned int srcbits)
+{
+	static struct aux_rec recs[4096];
+	struct nexus_msg first[32];
+	struct decoded d = { .m = first, .max = ARRAY_SIZE(first) };
+	int n = trace_aux_records(t, recs, ARRAY_SIZE(recs));
+	uint8_t head[64];
+	struct nexus_stats st;
+
+	for (int r = 0; r < n; r++) {
+		size_t len = recs[r].size < sizeof(head) ? recs[r].size : sizeof(head);
+
+		if (!len)
+			continue;
+		for (size_t i = 0; i < len; i++)
+			head[i] = ((uint8_t *)t->aux)[(recs[r].offset + i) % t->aux_size];
+		EXPECT_EQ(0, decode(head, len, srcbits, false, &d, &st));
+		EXPECT_LT(0u, d.n) TH_LOG("record %d of %d: no message", r, n);
+		if (d.n) {
+			EXPECT_EQ(NEXUS_TCODE_ICT_WS, d.m[0].tcode)
+				TH_LOG("record %d of %d (%llu bytes at %llu): starts with tcode %u",
+				       r, n, (unsigned long long)recs[r].size,
+				       (unsigned long long)recs[r].offset, d.m[0].tcode);
+		}
+	}
+	return n;
+}
+
+/*
  * Decode what @t recorded; check that it is one sync message with a full
- * timestamp per AUX record (@min_syncs at least) followed by exactly the
+ * timestamp per AUX record, first in the record, followed by exactly the
  * stores w[0..n) on @src, with timestamps that never go back.
  */
 static void check_exact(struct __test_metadata *_metadata, struct trace *t,
@@ -74,6 +108,7 @@ static void check_exact(struct __test_metadata *_metadata, struct trace *t,
 			unsigned int srcbits, unsigned int src, bool stamped)
 {
 	struct decoded d = { .m = msgs, .max = MAX_MSGS };
+	int records = check_records_synced(_metadata, t, srcbits);
 	size_t len = trace_aux_take(t, auxbuf, sizeof(auxbuf));
 	unsigned int i, k = 0, syncs = 0;
 	struct nexus_stats st;
@@ -111,6 +146,7 @@ static void check_exact(struct __test_metadata *_metadata, struct trace *t,
 		}
 	}
 	EXPECT_EQ(n, k);
+	TH_LOG("%d AUX records, %u sync messages", records, syncs);
 }
 
 /*
