@@ -456,9 +456,18 @@ static unsigned int st_msg_src(const u8 *msg, unsigned int srcbits)
  */
 static void st_route(struct st_funnel *fun, unsigned int src, const u8 *msg, size_t len)
 {
-	struct st_te *te = fun->src[src];
+	struct st_te *te;
 	struct st_cpu *o;
 
+	/*
+	 * SRC can be up to 7 bits wide: a TE this driver does not manage (ids
+	 * from ST_MAX_SRC up are refused at probe) may still feed the funnel
+	 */
+	if (src >= ST_MAX_SRC) {
+		st_stat(ST_STAT_LEFT, len);
+		return;
+	}
+	te = fun->src[src];
 	if (!te)
 		return;
 	o = per_cpu_ptr(&st_cpu, te->cpu);
