@@ -23,7 +23,9 @@
  * OpenSBI hands the fixed cycle and instret counters to every caller that
  * asks (they are never exclusive, riscv_pmu_sbi may be counting on them):
  * this driver never clears, stops or resets them, it reads them
- * free-running and counts the difference. Programmable counters are ours
+ * free-running and counts the difference. riscv_pmu_sbi does stop them,
+ * and rewrites them when it starts them again: a rewrite is seen for what
+ * it is (hpm_rewritten()) and adds nothing. Programmable counters are ours
  * alone once matched. Any number of events can read the time CSR, which
  * needs no allocation (OpenSBI does not map counter 1). Counts are 64-bit
  * in software: a per-CPU hrtimer reads the running counters often enough
@@ -377,6 +379,23 @@ err:
 /* ---- counting ---- */
 
 /* Fold the counter's progress since the last look into the 64-bit count */
+static bool hpm_idx_fixed(int idx)
+{
+	return idx == SIFIVE_HPM_CTR_CYCLE || idx == SIFIVE_HPM_CTR_INSTRET;
+}
+
+/*
+ * A shared fixed counter that moved by 2^62 or more: 29 years of cycles at
+ * 5 GHz, far beyond any poll period, so it was rewritten. riscv_pmu_sbi
+ * does that where it counts on the same fixed counter: it stops the counter
+ * when perf schedules its event out, and starting it again writes its
+ * initial value (2^63), which OpenSBI takes since the counter is stopped.
+ */
+static bool hpm_rewritten(const struct sifive_hpm *hpm, int idx, u64 delta)
+{
+	return hpm_idx_fixed(idx) && hpm->width_mask[idx] == U64_MAX && delta >= BIT_ULL(62);
+}
+
 static void hpm_event_update(struct sifive_hpm *hpm, struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
@@ -384,15 +403,17 @@ static void hpm_event_update(struct sifive_hpm *hpm, struct perf_event *event)
 	u64 now = hpm->ops->read(hpm->ctx, hwc->idx);
 	u64 delta = (now - prev) & hpm->width_mask[hwc->idx];
 
+	/* What the counter did since the last read is lost: say so, add no jump */
+	if (hpm_rewritten(hpm, hwc->idx, delta)) {
+		pr_warn_ratelimited("%s: CPU %d: another SBI user rewrote the %s counter (riscv_pmu_sbi counting it too?): counts since the last read lost\n",
+				    hpm->name, smp_processor_id(),
+				    hwc->idx == SIFIVE_HPM_CTR_CYCLE ? "cycle" : "instret");
+		delta = 0;
+	}
 	local64_set(&hwc->prev_count, now);
 	local64_add(delta, &event->count);
 	if (is_sampling_event(event))
 		local64_sub(delta, &hwc->period_left);
-}
-
-static bool hpm_idx_fixed(int idx)
-{
-	return idx == SIFIVE_HPM_CTR_CYCLE || idx == SIFIVE_HPM_CTR_INSTRET;
 }
 
 /*
