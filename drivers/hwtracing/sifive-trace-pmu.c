@@ -259,7 +259,10 @@ static size_t st_take(struct st_cpu *c, size_t n, bool wrapped, size_t max, size
 /*
  * Nexus message boundaries: a message ends with a byte whose MSEO is 11.
  * Zero bytes between messages are flush padding. After a wrap the data
- * starts inside a message: skip to the end of it.
+ * starts inside a message: skip to the end of it. Only that end resyncs:
+ * a zero byte is also an ordinary byte inside a message (six zero bits of
+ * a field), and taking it for padding would frame a message from the
+ * middle of one.
  */
 struct st_msg_iter {
 	const u8 *buf;
@@ -276,7 +279,8 @@ static bool st_next_msg(struct st_msg_iter *it, size_t *start, size_t *len)
 		b = it->buf[it->pos];
 		if (it->sync || !b || (b & NEXUS_MSEO_MASK) != NEXUS_MSEO_NORMAL) {
 			/* not the first byte of a message */
-			it->sync = b && (b & NEXUS_MSEO_MASK) != NEXUS_MSEO_END_MSG;
+			if (b)
+				it->sync = (b & NEXUS_MSEO_MASK) != NEXUS_MSEO_END_MSG;
 			it->pos++;
 			continue;
 		}
