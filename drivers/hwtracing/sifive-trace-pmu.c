@@ -518,7 +518,7 @@ static bool st_funnel_collect(struct st_cpu *c, struct st_te *cur, unsigned int 
 	size_t n, start = 0, len, mlen, count = 0, skip = 0;
 	struct st_msg_iter it;
 	unsigned int src;
-	bool wrapped, gap, ok = true;
+	bool wrapped, gap, sync, ok = true;
 
 	for (src = 0; src < ST_MAX_SRC; src++)
 		if (fun->src[src])
@@ -541,8 +541,13 @@ static bool st_funnel_collect(struct st_cpu *c, struct st_te *cur, unsigned int 
 	if (wrapped)
 		st_write(b, SIFIVE_TRACE_CONTROL, st_ctrl(b) | SIFIVE_CTRL_ENABLE);
 
+	/*
+	 * A funnel stops on wrap: even wrapped, its data starts with a whole
+	 * message. Only taking the newest part of it starts inside one.
+	 */
+	sync = len < n;
 	/* With wrap, the newest of the hart's trace is what is kept */
-	it = (struct st_msg_iter){ .buf = b->bounce, .n = len, .sync = gap };
+	it = (struct st_msg_iter){ .buf = b->bounce, .n = len, .sync = sync };
 	while (st_next_msg(&it, &start, &mlen))
 		if (st_msg_src(b->bounce + start, cur->srcbits) == cur->src)
 			count += mlen;
@@ -551,7 +556,7 @@ static bool st_funnel_collect(struct st_cpu *c, struct st_te *cur, unsigned int 
 		c->flags |= PERF_AUX_FLAG_PARTIAL;
 	}
 
-	it = (struct st_msg_iter){ .buf = b->bounce, .n = len, .sync = gap };
+	it = (struct st_msg_iter){ .buf = b->bounce, .n = len, .sync = sync };
 	while (st_next_msg(&it, &start, &mlen)) {
 		src = st_msg_src(b->bounce + start, cur->srcbits);
 		if (src != cur->src) {

@@ -875,4 +875,46 @@ TEST_F(trace, sim_itc_debugfs)
 	trace_close(&t);
 }
 
+/*
+ * A funnel stops on wrap, so a wrapped funnel holds whole messages from its
+ * start: the oldest trace, beginning with the hart's sync message, is what
+ * the record keeps (the write-out used to skip the first message, as if
+ * the data began inside one). Stores made through the model (debugfs
+ * "itc"), which the driver does not drain on the way, fill the 256-byte
+ * funnel past its end.
+ */
+TEST_F(trace, funnel_wrap_keeps_oldest)
+{
+	static struct sifive_itc_write w[100];
+	struct decoded d = { .m = msgs, .max = MAX_MSGS };
+	char path[256], cmd[64];
+	struct nexus_stats st;
+	unsigned int i, k;
+	struct trace t;
+	size_t len;
+
+	CREATE("harts=2 funnel=1 sram=256 sba=0", 2);
+	OPEN(&t, CFG_SRAM, 0, -1, 0, 4, false);
+	ASSERT_EQ(0, trace_enable(&t));
+	snprintf(path, sizeof(path), SP_SIM_DEBUGFS "/%s/itc", self->dev.name);
+	for (i = 0; i < ARRAY_SIZE(w); i++) {
+		w[i] = (struct sifive_itc_write){ .channel = 3, .width = 32, .value = 0x1000 + i };
+		snprintf(cmd, sizeof(cmd), "0 3 32 %u", 0x1000 + i);
+		ASSERT_EQ(0, sp_write_file(path, cmd));
+	}
+	ASSERT_EQ(0, trace_disable(&t));
+	EXPECT_LE(1, sim_stat(&self->dev, "wraps"));
+	len = trace_aux_take(&t, auxbuf, sizeof(auxbuf));
+	ASSERT_EQ(0, decode(auxbuf, len, 1, false, &d, &st));
+	EXPECT_EQ(0, st.invalid);
+	ASSERT_LT(2u, d.n);
+	EXPECT_EQ(NEXUS_TCODE_ICT_WS, d.m[0].tcode);
+	for (i = 1, k = 0; i < d.n; i++, k++) {
+		ASSERT_TRUE(dq_matches(&d.m[i], &w[k])) TH_LOG("message %u", i);
+	}
+	TH_LOG("%u of %zu stores fit", k, ARRAY_SIZE(w));
+	EXPECT_GT(ARRAY_SIZE(w), k);
+	trace_close(&t);
+}
+
 TEST_HARNESS_MAIN
