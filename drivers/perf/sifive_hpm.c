@@ -586,10 +586,9 @@ static void hpm_del(struct perf_event *event, int flags)
 	hpm_stop(event, PERF_EF_UPDATE);
 	if (idx < 0)
 		return;
-	if (idx == SIFIVE_HPM_CTR_TIME)
+	if (idx == SIFIVE_HPM_CTR_TIME) {
 		list_del(&event->active_entry);
-	else if (test_bit(idx, &cpuc->used) &&
-	    cpuc->events[idx] == event) {
+	} else if (test_bit(idx, &cpuc->used) && cpuc->events[idx] == event) {
 		/* Release a programmable counter; a fixed one is not ours to release */
 		if (!READ_ONCE(hpm->dead) && !hpm_idx_fixed(idx))
 			hpm->ops->stop(hpm->ctx, idx, 1, SIFIVE_HPM_STOP_FLAG_RESET);
