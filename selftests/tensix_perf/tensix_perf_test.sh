@@ -416,6 +416,12 @@ run_workload() {
 		diag "$tname: TDMA_PACK cycles $got, want $want"
 		st=1
 	fi
+	# counter_id: the select, 256 + n for a grant counter
+	got=$(counter "$dir/counters.csv" FPU_OR_SFPU_INSTRN 4)
+	if [ "$got" != 257 ]; then
+		diag "$tname: FPU_OR_SFPU_INSTRN counter_id $got, want 257"
+		st=1
+	fi
 	got=$(counter "$dir/counters.csv" THREAD_STALLS_2 6)
 	if [ "$got" != "$((ST2 * CORES_SUMMED))" ]; then
 		diag "$tname: THREAD_STALLS_2 count $got, want $((ST2 * CORES_SUMMED))"
@@ -563,6 +569,17 @@ fi
 # 11: human-readable report
 wl_math
 gen_script "$TMP/human.sh" $DEV all
+# WAITING_FOR_SFPU_IDLE of threads 1 and 2 (selects 56, 65): the table lists
+# the nine waits of thread 0, then of 1, then of 2, and once showed
+# WAITING_FOR_THCON_IDLE_1 (48) in this row's T1 column (before the
+# script's last line, its exit)
+sed -i '$d' "$TMP/human.sh"
+cat >> "$TMP/human.sh" <<EOF
+echo 'all instrn_thread 56 31' > $SIMDBG/$DEV/inject || exit 9
+echo 'all instrn_thread 65 47' > $SIMDBG/$DEV/inject || exit 9
+echo 'all instrn_thread 48 5' > $SIMDBG/$DEV/inject || exit 9
+exit 0
+EOF
 "$TP" stat --pmu "$PMU" -o "$TMP/human.txt" -- sh "$TMP/human.sh" 2> "$TMP/human.err"
 st=$?
 for pat in "Performance counter stats for $PMU" 'INSTRN_THREAD' 'T0 (unpack)' \
@@ -577,6 +594,11 @@ for pat in "Performance counter stats for $PMU" 'INSTRN_THREAD' 'T0 (unpack)' \
 done
 # FPU_INSTRUCTION row: 2 cores x 800, exact (not scaled)
 grep -Eq '^ +FPU_INSTRUCTION +1600$' "$TMP/human.txt" || { diag "FPU_INSTRUCTION row"; st=1; }
+# per-thread rows: each thread's own counter, 2 cores
+grep -Eq '^ +WAITING_FOR_SFPU_IDLE +0 +62 +94$' "$TMP/human.txt" ||
+	{ diag "WAITING_FOR_SFPU_IDLE row: $(grep WAITING_FOR_SFPU_IDLE "$TMP/human.txt")"; st=1; }
+grep -Eq '^ +WAITING_FOR_THCON_IDLE +0 +10 +0$' "$TMP/human.txt" ||
+	{ diag "WAITING_FOR_THCON_IDLE row: $(grep WAITING_FOR_THCON_IDLE "$TMP/human.txt")"; st=1; }
 if grep -qiw -e nan -e inf "$TMP/human.txt"; then
 	diag "inf/nan in the report"
 	st=1
@@ -625,9 +647,10 @@ for args in "" "bogus" "stat" "stat --no-such-option"; do
 	# shellcheck disable=SC2086 # the arguments are words
 	"$TP" $args > "$TMP/usage.out" 2> "$TMP/usage.err"
 	rc=$?
-	n=$(wc -l < "$TMP/usage.err")
+	lines=$(wc -l < "$TMP/usage.err")	# not n: the TAP number
 	[ $rc -ne 0 ] || { diag "'$args': exit 0"; st=1; }
-	[ "$n" -le 2 ] && [ "$n" -ge 1 ] || { diag "'$args': $n lines on stderr"; show "$TMP/usage.err"; st=1; }
+	[ "$lines" -le 2 ] && [ "$lines" -ge 1 ] ||
+		{ diag "'$args': $lines lines on stderr"; show "$TMP/usage.err"; st=1; }
 	[ ! -s "$TMP/usage.out" ] || { diag "'$args': output on stdout"; st=1; }
 done
 "$TP" --version > "$TMP/version.out" || st=1
@@ -864,6 +887,11 @@ grep -q '^thread0_stall_rate,n/a,' "$TMP/ev_m.csv" || { diag "thread0_stall_rate
 rc=$?
 [ $rc -eq 2 ] || { diag "unknown -e name: exit $rc"; st=1; }
 grep -q "no_such_event" "$TMP/ev_bad.out" || { diag "error does not name the event"; show "$TMP/ev_bad.out"; st=1; }
+# a bank's cycles alone are counted too (they were accepted and dropped)
+"$TP" stat --pmu "$PMU" -e fpu_cycles -o "$TMP/ev_cyc.txt" -- sh "$TMP/ev.sh" 2> "$TMP/ev_cyc.err" ||
+	{ diag "-e fpu_cycles failed"; show "$TMP/ev_cyc.err"; st=1; }
+grep -Eq "^ +FPU +cycles $((CYC * 2))\$" "$TMP/ev_cyc.txt" ||
+	{ diag "-e fpu_cycles: no FPU cycles"; show "$TMP/ev_cyc.txt" 20; st=1; }
 result "events_option" $st
 
 # 19: -I without -x prints one line per counted metric and interval, no tables
@@ -897,6 +925,15 @@ awk -v err=0 '
 		exit err
 	}' "$TMP/compact.txt" || st=1
 ! grep -q 'FPU_INSTRUCTION\|Derived metrics' "$TMP/compact.txt" || { diag "tables printed"; st=1; }
+# a metric of sums of counters (THREAD_STALLS_SUM, ...) whose counters were
+# left out is not printed either
+"$TP" stat --pmu "$PMU" -I 100 -e thread_instructions_0 -o "$TMP/compact2.txt" \
+	-- sleep 0.25 2> "$TMP/compact2.err" || { show "$TMP/compact2.err"; st=1; }
+if grep -E ' (thread_stall_rate|instruction_issue_rate|risc_bound_score) ' "$TMP/compact2.txt"; then
+	diag "metrics of counters left out are printed"
+	st=1
+fi
+grep -q ' bound_classification ' "$TMP/compact2.txt" || { diag "no intervals"; st=1; }
 [ $st -eq 0 ] || show "$TMP/compact.txt" 30
 result "interval_compact" $st
 

@@ -95,6 +95,25 @@ int tp_event_thread(int ev)
 	return name[len - 1] - '0';
 }
 
+/*
+ * The same per-thread counter of @thread as @ev ("name_0" -> "name_1"), or
+ * -1. The table does not keep a counter's three threads together.
+ */
+int tp_event_sibling(int ev, int thread)
+{
+	char name[TP_NAME_LEN];
+	size_t len;
+
+	if (tp_event_thread(ev) < 0 || thread < 0 || thread >= TP_NR_THREADS)
+		return -1;
+	len = strlen(tp_events[ev].name);
+	if (len >= sizeof(name))
+		return -1;
+	memcpy(name, tp_events[ev].name, len + 1);
+	name[len - 1] = (char)('0' + thread);
+	return tp_event_find(name);
+}
+
 int tp_event_find(const char *name)
 {
 	for (int i = 0; i < TP_NR_EV; i++)

@@ -77,6 +77,8 @@ extern const struct tp_event_info tp_events[TP_NR_EV];
  * (name_0, name_1, name_2), -1 for counters shared by the threads.
  */
 int tp_event_thread(int ev);
+/* The same per-thread counter of another thread, or -1 */
+int tp_event_sibling(int ev, int thread);
 /* "INSTRN_THREAD", "FPU", ... or "?" */
 const char *tp_bank_name(unsigned int bank);
 /* "UNPACK", "MATH", "PACK" for threads 0..2, "" otherwise */

@@ -314,6 +314,22 @@ TEST(event_table)
 	CHECK(tp_event_thread(TP_EV_thread_instructions_2) == 2, "thread_instructions_2");
 	CHECK(tp_event_thread(TP_EV_waiting_for_srca_clear) == -1, "shared");
 	CHECK(tp_event_thread(TP_EV_l1_arb_tdma_bundle_1) == -1, "L1 _1 is not a thread");
+	/* the table lists the nine waits of thread 0, then of 1, then of 2 */
+	CHECK(tp_event_sibling(TP_EV_waiting_for_sfpu_idle_0, 1) == TP_EV_waiting_for_sfpu_idle_1,
+	      "sibling of waiting_for_sfpu_idle_0");
+	CHECK(tp_event_sibling(TP_EV_waiting_for_sfpu_idle_0, 2) == TP_EV_waiting_for_sfpu_idle_2,
+	      "sibling 2 of waiting_for_sfpu_idle_0");
+	CHECK(tp_event_sibling(TP_EV_thread_instructions_2, 0) == TP_EV_thread_instructions_0,
+	      "sibling 0 of thread_instructions_2");
+	CHECK(tp_event_sibling(TP_EV_waiting_for_srca_clear, 1) == -1, "a shared counter");
+	for (int i = 0; i < TP_NR_EV; i++) {
+		for (int t = 0; t < TP_NR_THREADS && tp_event_thread(i) >= 0; t++) {
+			int sib = tp_event_sibling(i, t);
+
+			CHECK(sib >= 0 && tp_event_thread(sib) == t && tp_events[sib].bank ==
+			      tp_events[i].bank, "%s: thread %d", tp_events[i].name, t);
+		}
+	}
 	CHECK(tp_events[TP_EV_fpu_or_sfpu_instrn].id == 257, "grant id");
 	CHECK(tp_events[TP_EV_tdma_packer_2_wr].mux == 1, "mux");
 	CHECK(tp_events[TP_EV_l1_4_misc_port_7_grant].mux == 4, "Blackhole mux group 4");

@@ -256,6 +256,9 @@ static void ev_from_alias(struct ev *e, const struct tp_alias *a)
 	e->mux = !tp_term_get(a->terms, "l1mux", &v) && v < TP_MAX_MUX ? (unsigned int)v : 0;
 	e->cycles = !tp_term_get(a->terms, "cycles", &v) && v;
 	e->sel = !tp_term_get(a->terms, "event", &v) ? v : 0;
+	/* a grant counter's select is 256 + its request's (TENSIX_SEL_MASK) */
+	if (!tp_term_get(a->terms, "grant", &v) && v)
+		e->sel += 256;
 	e->info = e->cycles ? -1 : tp_event_find(a->name);
 }
 
@@ -381,10 +384,10 @@ static int build_events(struct ctx *c)
 
 		if (bank == TENSIX_BANK_L1)
 			continue;
+		/* any chosen event of the bank, its cycles (-e fpu_cycles) too */
 		for (size_t i = 0; i < c->pmu.nr_aliases; i++) {
 			ev_from_alias(&tmp, &c->pmu.aliases[i]);
-			bank_used |= tmp.bank == bank && !tmp.cycles &&
-				     chosen(c, tmp.name, tmp.terms);
+			bank_used |= tmp.bank == bank && chosen(c, tmp.name, tmp.terms);
 		}
 		for (size_t i = 0; i < c->pmu.nr_aliases; i++) {
 			struct ev *e;
@@ -417,6 +420,15 @@ static int build_events(struct ctx *c)
 		}
 		if ((c->o.l1mux < 0 || tmp.mux == c->o.l1mux) && chosen(c, tmp.name, tmp.terms))
 			mux_used[tmp.mux] = true;
+	}
+	/* -e l1_cycles alone: the cycles of one mux group (--l1mux's, or 0) */
+	if (l1_cycles && c->o.events && chosen(c, l1_cycles->name, l1_cycles->terms)) {
+		bool any = false;
+
+		for (unsigned int m = 0; m < TP_MAX_MUX; m++)
+			any |= mux_used[m];
+		if (!any)
+			mux_used[c->o.l1mux >= 0 ? c->o.l1mux : 0] = true;
 	}
 	if (c->o.l1mux >= 0 && !mux_used[c->o.l1mux] && !c->o.events) {
 		err("%s has no L1 events with l1mux=%ld", c->pmu.name, c->o.l1mux);
@@ -782,8 +794,9 @@ static void print_table(struct ctx *c)
 	for (unsigned int bank = 0; bank <= BANK_OTHER; bank++) {
 		bool any = false;
 
+		/* a bank with only its cycles (-e fpu_cycles) has its title line */
 		for (size_t i = 0; i < c->nr_ev; i++)
-			any |= c->ev[i].bank == bank && !c->ev[i].cycles;
+			any |= c->ev[i].bank == bank;
 		if (!any)
 			continue;
 
@@ -797,16 +810,14 @@ static void print_table(struct ctx *c)
 
 				if (tp_events[i].bank != bank || tp_event_thread(i) != 0)
 					continue;
-				/* name_0 -> NAME; its siblings name_1, name_2 follow it */
+				/* name_0 -> NAME; its siblings are name_1 and name_2 */
 				tp_upper(base, sizeof(base), tp_events[i].name);
 				len = strlen(base);
 				base[len - 2] = '\0';
 				fprintf(f, "   %-34s %16s %16s %16s\n", base,
 					fmt_count(b0, sizeof(b0), find_ev(c, i)),
-					fmt_count(b1, sizeof(b1), i + 1 < TP_NR_EV &&
-						  tp_event_thread(i + 1) == 1 ? find_ev(c, i + 1) : NULL),
-					fmt_count(b2, sizeof(b2), i + 2 < TP_NR_EV &&
-						  tp_event_thread(i + 2) == 2 ? find_ev(c, i + 2) : NULL));
+					fmt_count(b1, sizeof(b1), find_ev(c, tp_event_sibling(i, 1))),
+					fmt_count(b2, sizeof(b2), find_ev(c, tp_event_sibling(i, 2))));
 			}
 			fprintf(f, "   %-34s %16s\n", "shared counter", "all threads");
 			for (int i = 0; i < TP_NR_EV; i++) {
@@ -967,60 +978,67 @@ static void print_sep(struct ctx *c, const struct tp_metrics *m, const char *pre
 	fputc('\n', c->out);
 }
 
-/* False for an input "<BANK>_CYCLES" or "L1_CYCLES_MUX<m>" whose cycles were not opened */
-static bool cycles_counted(const struct ctx *c, const char *name)
+/*
+ * Were all the counters metric @id reads opened (not left out by -e or the
+ * arch)? @opened holds the metrics of a window in which every opened
+ * counter counted 1: an input that is a counter, a bank's cycles or a sum
+ * of counters (THREAD_STALLS_SUM, NOC_RING0_TXN, ...) is valid there
+ * exactly when all its counters were opened. An input that is another
+ * metric counts as its own inputs.
+ */
+static bool metric_counted(const struct tp_metrics *opened, int id, int depth)
 {
-	unsigned int mux;
+	const struct tp_metric *m = &opened->m[id];
 
-	if (sscanf(name, "L1_CYCLES_MUX%u", &mux) == 1)
-		return cycles_ev(c, TENSIX_BANK_L1, mux);
-	for (unsigned int b = 0; b < TENSIX_NR_BANKS; b++) {
-		size_t n = strlen(tp_bank_name(b));
+	for (int i = 0; i < m->nr_inputs; i++) {
+		int j;
 
-		if (b != TENSIX_BANK_L1 && !strncmp(name, tp_bank_name(b), n) &&
-		    !strcmp(name + n, "_CYCLES"))
-			return cycles_ev(c, b, 0);
+		for (j = 0; j < TP_NR_METRICS; j++)
+			if (!strcmp(tp_metric_desc(j)->name, m->in[i].name))
+				break;
+		if (j < TP_NR_METRICS) {
+			if (depth >= 4 || !metric_counted(opened, j, depth + 1))
+				return false;
+		} else if (!m->in[i].val.valid) {
+			return false;
+		}
 	}
 	return true;
 }
 
-/*
- * Were all the counters metric @id reads opened (not left out by -e or the
- * arch)? An input that is another metric counts as its own inputs.
- */
-static bool metric_counted(const struct ctx *c, const struct tp_metrics *ms, int id, int depth)
+/* The metrics of a window in which every opened counter counted 1 */
+static void opened_metrics(struct ctx *c, struct tp_metrics *opened)
 {
-	const struct tp_metric *m = &ms->m[id];
+	struct tp_counts cnt;
 
-	for (int i = 0; i < m->nr_inputs; i++) {
-		char low[TP_NAME_LEN];
-		int ev;
+	memset(&cnt, 0, sizeof(cnt));
+	for (size_t i = 0; i < c->nr_ev; i++) {
+		const struct ev *e = &c->ev[i];
+		const struct tp_val one = { 1, true, false };
 
-		if (!cycles_counted(c, m->in[i].name))
-			return false;
-		norm_event_name(m->in[i].name, strlen(m->in[i].name), low, sizeof(low));
-		ev = tp_event_find(low);
-		if (ev >= 0 && !find_ev(c, ev))
-			return false;
-		for (int j = 0; ev < 0 && depth < 4 && j < TP_NR_METRICS; j++)
-			if (!strcmp(tp_metric_desc(j)->name, m->in[i].name) &&
-			    !metric_counted(c, ms, j, depth + 1))
-				return false;
+		if (e->cycles && e->bank == TENSIX_BANK_L1)
+			cnt.l1_cycles[e->mux] = one;
+		else if (e->cycles && e->bank < TENSIX_NR_BANKS)
+			cnt.cycles[e->bank] = one;
+		else if (e->info >= 0)
+			cnt.ev[e->info] = one;
 	}
-	return true;
+	tp_metrics_compute(&cnt, c->plat, opened);
 }
 
 /* -I without -x: one line per metric and interval, for the metrics counted */
 static void print_compact(struct ctx *c, const struct tp_metrics *m, double t)
 {
+	struct tp_metrics opened;
 	char num[48];
 
 	if (!c->compact_header) {
 		fprintf(c->out, "#%13s  %-34s %14s\n", "time", "metric", "value");
 		c->compact_header = true;
 	}
+	opened_metrics(c, &opened);
 	for (int i = 0; i < TP_NR_METRICS; i++) {
-		if (!metric_counted(c, m, i, 0))
+		if (!metric_counted(&opened, i, 0))
 			continue;
 		tp_fmt_metric(num, sizeof(num), &m->m[i]);
 		fprintf(c->out, "%14.3f  %-34s %13s%s\n", t, tp_metric_desc(i)->name, num,
