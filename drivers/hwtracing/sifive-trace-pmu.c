@@ -763,8 +763,8 @@ static bool st_itc_store(struct st_te *te, const struct sifive_itc_write *w)
 static unsigned int st_itc_chunk(struct st_cpu *c, struct st_te *te,
 				 const struct sifive_itc_write *w, unsigned int n)
 {
+	unsigned int i, made = 0;
 	size_t budget = 0;
-	unsigned int i;
 
 	if (!c->started || c->te != te)
 		return 0;
@@ -774,14 +774,21 @@ static unsigned int st_itc_chunk(struct st_cpu *c, struct st_te *te,
 			if (!c->started)
 				break;
 		}
-		if (!st_itc_store(te, &w[i])) {
-			c->flags |= PERF_AUX_FLAG_PARTIAL;	/* never got ready */
+		/*
+		 * A store that never got ready is not made, nor counted: the
+		 * caller sees fewer than it asked for (the library then starts
+		 * its stream again with a header)
+		 */
+		if (st_itc_store(te, &w[i])) {
+			made++;
+		} else {
+			c->flags |= PERF_AUX_FLAG_PARTIAL;
 			st_stat(ST_STAT_NOT_READY, 1);
 		}
 		if (budget != SIZE_MAX)
 			budget -= min_t(size_t, budget, NEXUS_DQ_MAX_BYTES);
 	}
-	return i;
+	return made;
 }
 
 /**

@@ -47,7 +47,9 @@
  *
  * debugfs: "itc" (w) "<hart> <channel> <8|16|32> <value>" stores to a
  * stimulus register as if the hart did; "stats" (r) counts messages, bytes,
- * dropped messages, DMA faults and sink wraps.
+ * dropped messages, DMA faults and sink wraps; "stim_busy" (rw) makes that
+ * many of the next stimulus register reads say "not ready" (a trace encoder
+ * that back-pressures the hart), which the model otherwise never does.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": trace: " fmt
 
@@ -144,6 +146,7 @@ struct trace_sim {
 	struct socpmu_sim_dev *sdev;
 	unsigned int srcbits;
 	struct trace_sim_stats stats;
+	u32 stim_busy;			/* stimulus reads left that say "not ready" */
 	struct trace_sim_block funnel;	/* unused without a funnel */
 	unsigned int nte;
 	struct trace_sim_te te[] __counted_by(nte);
@@ -747,13 +750,17 @@ static int trace_sim_reg_read(void *model, unsigned int reg, unsigned int *val)
 		return 0;
 	raw_spin_lock_irqsave(&ts->lock, flags);
 	if (trace_sim_block_read(ts, b, off, val) && te) {
-		if (off == SIFIVE_ITC_TRACEENABLE)
+		if (off == SIFIVE_ITC_TRACEENABLE) {
 			*val = te->itc_enable;
-		else if (off == SIFIVE_ITC_TRIGENABLE)
+		} else if (off == SIFIVE_ITC_TRIGENABLE) {
 			*val = te->itc_trig;
-		else if (off >= SIFIVE_ITC_STIMULUS(0) &&
-			 off < SIFIVE_ITC_STIMULUS(SIFIVE_ITC_NR_CHANNELS))
-			*val = 1;	/* ready: the model never stalls */
+		} else if (off >= SIFIVE_ITC_STIMULUS(0) &&
+			   off < SIFIVE_ITC_STIMULUS(SIFIVE_ITC_NR_CHANNELS)) {
+			/* 1: ready, unless made busy (debugfs "stim_busy") */
+			*val = !ts->stim_busy;
+			if (ts->stim_busy)
+				ts->stim_busy--;
+		}
 	}
 	raw_spin_unlock_irqrestore(&ts->lock, flags);
 	return 0;
@@ -891,6 +898,7 @@ static void trace_sim_debugfs_init(struct socpmu_sim_dev *sdev, struct dentry *d
 {
 	debugfs_create_file("itc", 0200, dir, sdev->model, &trace_sim_itc_fops);
 	debugfs_create_file("stats", 0400, dir, sdev->model, &trace_sim_stats_fops);
+	debugfs_create_u32("stim_busy", 0600, dir, &((struct trace_sim *)sdev->model)->stim_busy);
 }
 
 /* Configuration */

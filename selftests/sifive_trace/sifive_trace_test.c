@@ -917,4 +917,36 @@ TEST_F(trace, funnel_wrap_keeps_oldest)
 	trace_close(&t);
 }
 
+/*
+ * A store whose stimulus register never gets ready (1000 reads, the
+ * driver's limit) is not made, and is not counted as traced: the library
+ * starts its stream again with a header when fewer stores were traced than
+ * it asked for; counted, every delta after the lost store was wrong. The
+ * model's "stim_busy" makes the first store's 1000 reads say "not ready".
+ */
+#define STIM_POLLS	1000
+
+TEST_F(trace, itc_not_ready_not_counted)
+{
+	static struct sifive_itc_write w[10];
+	struct sifive_itc_batch b;
+	long long not_ready = drv_stat("not_ready");
+	struct trace t;
+
+	CREATE("funnel=0 sram=4096 sba=0", 2);
+	ASSERT_EQ(0, pin_cpu(0));
+	itc_sequence(w, ARRAY_SIZE(w), 3);
+	OPEN(&t, CFG_SRAM, 0, -1, 0, 4, false);
+	ASSERT_EQ(0, trace_enable(&t));
+	ASSERT_EQ(0, sp_debugfs_printf(&self->dev, "stim_busy", "%d", STIM_POLLS));
+	ASSERT_EQ(0, itc_write(self->itc, w, ARRAY_SIZE(w), &b));
+	EXPECT_EQ(ARRAY_SIZE(w) - 1, b.traced);
+	EXPECT_EQ(not_ready + 1, drv_stat("not_ready"));
+	ASSERT_EQ(0, trace_disable(&t));
+	EXPECT_EQ(PERF_AUX_FLAG_PARTIAL, trace_aux_flags(&t) & PERF_AUX_FLAG_PARTIAL);
+	/* the trace holds the stores that were made: all but the first */
+	check_exact(_metadata, &t, w + 1, ARRAY_SIZE(w) - 1, 0, 0, false);
+	trace_close(&t);
+}
+
 TEST_HARNESS_MAIN
