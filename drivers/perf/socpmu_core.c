@@ -259,11 +259,6 @@ static void socpmu_event_update(struct socpmu *sp, struct perf_event *event)
 	local64_add(delta, &event->count);
 }
 
-static struct perf_event *socpmu_event_of(struct socpmu_hw_event *se)
-{
-	return container_of((struct hw_perf_event *)se, struct perf_event, hw);
-}
-
 /* Bring every counting event up to date, e.g. before a counter can wrap. */
 static void socpmu_update_active(struct socpmu *sp)
 {

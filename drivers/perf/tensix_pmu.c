@@ -288,6 +288,18 @@ static void tensix_bank_edge(struct tensix_pmu *tp, unsigned int core,
 	tensix_write(tp, core, ctrl, edge);
 }
 
+/* Select the signals of L1 mux group @mux for @core's L1 bank */
+static void tensix_latch_mux(struct tensix_pmu *tp, unsigned int core, unsigned int mux)
+{
+	u32 field = GENMASK(TENSIX_MUX_SHIFT + tp->mux_bits - 1, TENSIX_MUX_SHIFT);
+	u32 val = tensix_read(tp, core, TENSIX_PERF_CNT_MUX_CTRL);
+
+	/* The other bits of MUX_CTRL belong to another function */
+	val = (val & ~field) | (mux << TENSIX_MUX_SHIFT);
+	tensix_write(tp, core, TENSIX_PERF_CNT_MUX_CTRL, val);
+	tp->banks[core][TENSIX_BANK_L1].mux = mux;
+}
+
 /*
  * Set up the bank of the first event on it and start it, or, in a window
  * where banks are held, leave the start to the window's end.
@@ -297,15 +309,8 @@ static void tensix_bank_start(struct tensix_pmu *tp, unsigned int core,
 {
 	struct tensix_bank_state *bs = &tp->banks[core][bank];
 
-	if (bank == TENSIX_BANK_L1) {
-		u32 field = GENMASK(TENSIX_MUX_SHIFT + tp->mux_bits - 1, TENSIX_MUX_SHIFT);
-		u32 val = tensix_read(tp, core, TENSIX_PERF_CNT_MUX_CTRL);
-
-		/* The other bits of MUX_CTRL belong to another function */
-		val = (val & ~field) | (mux << TENSIX_MUX_SHIFT);
-		tensix_write(tp, core, TENSIX_PERF_CNT_MUX_CTRL, val);
-		bs->mux = mux;
-	}
+	if (bank == TENSIX_BANK_L1)
+		tensix_latch_mux(tp, core, mux);
 	bs->mode = U32_MAX;
 	tensix_select(tp, core, bank, sel);
 	if (tp->hold) {
@@ -378,6 +383,24 @@ static bool tensix_group_mux(struct tensix_pmu *tp, struct perf_event *event,
 	return false;
 }
 
+/* Does a scheduled event need the mux latched in @core's L1 bank? */
+static bool tensix_mux_needed(struct tensix_pmu *tp, unsigned int core)
+{
+	struct socpmu_hw_event *se;
+	unsigned int first, n, mux;
+
+	list_for_each_entry(se, &tp->sp.active, node) {
+		struct perf_event *event = socpmu_event_of(se);
+
+		if (tensix_ev_bank(event) != TENSIX_BANK_L1)
+			continue;
+		n = tensix_ev_cores(tp, event, &first);
+		if (core >= first && core < first + n && tensix_group_mux(tp, event, core, &mux))
+			return true;
+	}
+	return false;
+}
+
 static int tensix_add(struct socpmu *sp, struct perf_event *event)
 {
 	struct tensix_pmu *tp = to_tensix(sp);
@@ -390,13 +413,14 @@ static int tensix_add(struct socpmu *sp, struct perf_event *event)
 	 * The bank counts one mux group at a time. An l1_cycles event of a
 	 * group that needs another mux must not count either: it would add
 	 * the cycles of someone else's window to its group's, while perf
-	 * tries the group and rolls it back.
+	 * tries the group and rolls it back. A bank whose users need no mux
+	 * (l1_cycles alone) takes the new one, latched while it is held.
 	 */
 	if (bank == TENSIX_BANK_L1) {
 		for (core = first; core < first + n; core++) {
 			bs = &tp->banks[core][bank];
 			if (bs->users && tensix_group_mux(tp, event, core, &mux) &&
-			    bs->mux != mux)
+			    bs->mux != mux && (!tp->hold || tensix_mux_needed(tp, core)))
 				return -EAGAIN;
 		}
 	}
@@ -404,6 +428,9 @@ static int tensix_add(struct socpmu *sp, struct perf_event *event)
 		bs = &tp->banks[core][bank];
 		if (bs->users) {
 			tensix_hold(tp, core, bank);
+			if (bank == TENSIX_BANK_L1 && tensix_group_mux(tp, event, core, &mux) &&
+			    bs->mux != mux)
+				tensix_latch_mux(tp, core, mux);
 			bs->users++;
 			continue;
 		}

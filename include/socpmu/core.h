@@ -120,6 +120,12 @@ static inline struct socpmu_hw_event *socpmu_hw(struct perf_event *event)
 	return (struct socpmu_hw_event *)&event->hw;
 }
 
+/* The event whose state @se is (socpmu_hw()'s inverse) */
+static inline struct perf_event *socpmu_event_of(struct socpmu_hw_event *se)
+{
+	return container_of((struct hw_perf_event *)se, struct perf_event, hw);
+}
+
 /**
  * enum socpmu_window - why the core calls socpmu_ops::read_begin
  * @SOCPMU_POLL: a poll sweep, which keeps counts across counter wraps

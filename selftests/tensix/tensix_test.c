@@ -1418,6 +1418,45 @@ TEST_F(tensix, group_l1_mux)
 	close(leader);
 }
 
+/*
+ * l1_cycles alone needs no mux: an L1 event of any mux scheduled after it
+ * takes the bank (latched while perf holds it), and both count all the
+ * time. The bank used to keep the mux that l1_cycles started it with (0):
+ * with l1_cycles pinned (scheduled first), a flexible event of another mux
+ * was refused every time and never counted, with nothing to share the
+ * bank with (a pinned one went to the error state).
+ */
+TEST_F(tensix, l1_cycles_takes_any_mux)
+{
+	struct tensix_dev *t = &self->dev;
+	const unsigned int l1 = TENSIX_BANK_L1, m1 = (unsigned int)t->mux_values - 1;
+	struct perf_event_attr attr;
+	struct sp_count c;
+	int cyc, ev;
+
+	sp_attr_init(&attr, &t->d, cfg_cycles(l1), 0);
+	attr.pinned = 1;
+	cyc = sp_perf_event_open(&attr, -1, t->d.cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, cyc) TH_LOG("%s", strerror(-cyc));
+	sp_attr_init(&attr, &t->d, cfg_counter(l1, 3, m1), 0);
+	attr.read_format = SP_FORMAT_TIMES;
+	ev = sp_perf_event_open(&attr, -1, t->d.cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, ev) TH_LOG("%s", strerror(-ev));
+	INJECT(t, ALL_CORES, l1, m1 * 8 + 3, 40);
+	if (m1)
+		INJECT(t, ALL_CORES, l1, 3, 7);	/* mux 0's signal: not counted */
+	ADVANCE(t, ALL_CORES, 100);
+	sp_sleep_ms(20);
+	ASSERT_EQ(0, sp_read_times(ev, &c));
+	EXPECT_EQ(40 * (uint64_t)t->cores, c.value);
+	EXPECT_EQ(c.enabled, c.running) TH_LOG("the mux %u event counted %llu of %llu ns", m1,
+					       (unsigned long long)c.running,
+					       (unsigned long long)c.enabled);
+	EXPECT_EQ(100 * (uint64_t)t->cores, read_ok(_metadata, cyc));
+	close(ev);
+	close(cyc);
+}
+
 /* ---------------------------------------------------------------------
  * Lifetime: device removal and module unload with open events
  */
