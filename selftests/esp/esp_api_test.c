@@ -400,6 +400,41 @@ TEST_F(api, read_single)
 	a.mon_index = MON_ACC_TOT_HI_INDEX;
 	hi1 = esp_monitor(a, NULL);
 	EXPECT_EQ(3 * TWO32 + 17, ((uint64_t)hi1 << 32 | lo1) - ((uint64_t)hi0 << 32 | lo0));
+	/*
+	 * A carry between the two reads: the second half comes from the
+	 * first's snapshot, so the halves agree (a fresh snapshot for the
+	 * second would be 2^32 off), whichever half comes first
+	 */
+	for (int first_hi = 0; first_hi < 2; first_hi++) {
+		uint64_t want, got;
+
+		a.mon_index = first_hi ? MON_ACC_TOT_HI_INDEX : MON_ACC_TOT_LO_INDEX;
+		lo0 = esp_monitor(a, NULL);
+		a.mon_index = first_hi ? MON_ACC_TOT_LO_INDEX : MON_ACC_TOT_HI_INDEX;
+		hi0 = esp_monitor(a, NULL);
+		if (first_hi) {
+			unsigned int tmp = lo0;
+
+			lo0 = hi0;
+			hi0 = tmp;
+		}
+		want = (uint64_t)hi0 << 32 | lo0;
+		INJECT(s, (int)acc, "acc_tot_cycles", TWO32 - lo0 - 3);	/* 3 below a carry */
+		a.mon_index = first_hi ? MON_ACC_TOT_HI_INDEX : MON_ACC_TOT_LO_INDEX;
+		lo1 = esp_monitor(a, NULL);
+		INJECT(s, (int)acc, "acc_tot_cycles", 10);			/* the carry */
+		a.mon_index = first_hi ? MON_ACC_TOT_LO_INDEX : MON_ACC_TOT_HI_INDEX;
+		hi1 = esp_monitor(a, NULL);
+		if (first_hi) {
+			unsigned int tmp = lo1;
+
+			lo1 = hi1;
+			hi1 = tmp;
+		}
+		got = (uint64_t)hi1 << 32 | lo1;
+		EXPECT_EQ(want + TWO32 - lo0 - 3, got) TH_LOG("halves read %s first",
+							      first_hi ? "high" : "low");
+	}
 
 	/* a monitor the tile's type does not define reads 0, as on silicon */
 	a.tile_index = (uint8_t)cpu;

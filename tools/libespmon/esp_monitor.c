@@ -92,6 +92,9 @@ static struct {
 	struct espmon_tile *tiles;
 	struct espmon_alloc *allocs;
 	unsigned int reported;		/* errors already reported on stderr */
+	/* READ_SINGLE's last half of a 64-bit count, whose snapshot the other half takes */
+	bool half_kept;
+	unsigned int half_tile, half_mon;
 } S;
 
 static pthread_mutex_t espmon_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -421,6 +424,18 @@ static int espmon_read_tile(unsigned int t)
 	return 0;
 }
 
+/* The other half of 64-bit count monitor @m (14/15, 16/17), or -1 */
+static int espmon_other_half(unsigned int m)
+{
+	switch (m) {
+	case ESP_MON_ACC_MEM_LO: return ESP_MON_ACC_MEM_HI;
+	case ESP_MON_ACC_MEM_HI: return ESP_MON_ACC_MEM_LO;
+	case ESP_MON_ACC_TOT_LO: return ESP_MON_ACC_TOT_HI;
+	case ESP_MON_ACC_TOT_HI: return ESP_MON_ACC_TOT_LO;
+	default: return -1;
+	}
+}
+
 /* Register value of monitor @m of tile @t as of its last read */
 static uint32_t espmon_val(unsigned int t, unsigned int m)
 {
@@ -600,10 +615,25 @@ static unsigned int espmon_monitor_locked(const struct espmon_layout *l,
 				    a.tile_index, a.mon_index, S.pmu, S.ntiles, ESP_NR_MONITORS);
 			return 0;
 		}
-		if (espmon_read_tile(a.tile_index))
-			return 0;
+		/*
+		 * The other half of the 64-bit count that the last call read
+		 * on this tile comes from that call's snapshot, so that two
+		 * halves read in turn agree; anything else reads anew
+		 */
+		if (S.half_kept && S.half_tile == a.tile_index &&
+		    espmon_other_half(a.mon_index) == (int)S.half_mon) {
+			S.half_kept = false;
+		} else {
+			S.half_kept = false;
+			if (espmon_read_tile(a.tile_index))
+				return 0;
+			S.half_kept = espmon_other_half(a.mon_index) >= 0;
+			S.half_tile = a.tile_index;
+			S.half_mon = a.mon_index;
+		}
 		return espmon_val(a.tile_index, a.mon_index);
 	}
+	S.half_kept = false;	/* the tiles are read anew below */
 
 	ret = espmon_check_layout(l);
 	if (ret)

@@ -45,8 +45,9 @@
  * (uint32_t)(end - start) (ESP's is one short after a wrap); the 64-bit
  * accelerator counts are diffed as 64-bit values; LLC hits and misses go to
  * llc_stats[] (ESP stores them over l2_stats[] of the memory tiles); READ_SINGLE
- * reads from a snapshot of the tile, so the halves of a 64-bit count agree;
- * values print unsigned.
+ * reads from a snapshot of the tile, and the second of two calls in turn for
+ * the halves of a 64-bit count of one tile takes the first one's, so that
+ * they agree; values print unsigned.
  */
 #ifndef ESP_MONITOR_H
 #define ESP_MONITOR_H
