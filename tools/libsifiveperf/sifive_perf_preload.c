@@ -83,8 +83,13 @@ static int env_int(const char *name, int def)
 	return v && *v ? (int)strtol(v, NULL, 0) : def;
 }
 
+/* The process sifive-perf record traces (a fork child inherits atexit) */
+static pid_t spf_traced;
+
 static void spf_auto_exit(void)
 {
+	if (getpid() != spf_traced)
+		return;
 	perfTraceOff();
 	perfWriteTrace(spf_output);
 }
@@ -130,6 +135,7 @@ __attribute__((constructor)) static void spf_auto_start(void)
 		spf_err("sifive-perf record: cannot set up tracing (mode %s)", mode);
 		_exit(SPF_SETUP_FAILED);
 	}
+	spf_traced = getpid();
 	atexit(spf_auto_exit);
 }
 

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * manual N: a program with perfWriteCntrs() calls and no set-up of its own:
- * `sifive-perf record --manual` sets the library up. Linked with
- * libsifiveperf.so.
+ * manual N [fork]: a program with perfWriteCntrs() calls and no set-up of
+ * its own: `sifive-perf record --manual` sets the library up. With "fork",
+ * a child it forks afterwards exits (running the atexit handlers it
+ * inherited) before the program does. Linked with libsifiveperf.so.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "sifive_linux_perf.h"
 
@@ -24,5 +28,14 @@ int main(int argc, char **argv)
 		bad += perfWriteCntrs() != 0;
 	}
 	printf("manual: %lu (%d failed)\n", s, bad);
+	fflush(stdout);
+	if (argc > 2 && !strcmp(argv[2], "fork")) {
+		pid_t kid = fork();
+
+		if (!kid)
+			exit(0);
+		if (kid < 0 || waitpid(kid, NULL, 0) != kid)
+			bad++;
+	}
 	return bad != 0;
 }
