@@ -365,6 +365,13 @@ FIXTURE_TEARDOWN_PARENT(api)
  * The three modes
  */
 
+/* READ_SINGLE of one half of @a's tile's acc_tot_cycles: @hi, or the low one */
+static unsigned int read_half(esp_monitor_args_t a, bool hi)
+{
+	a.mon_index = hi ? MON_ACC_TOT_HI_INDEX : MON_ACC_TOT_LO_INDEX;
+	return esp_monitor(a, NULL);
+}
+
 TEST_F(api, read_single)
 {
 	const struct esp_soc *s = &self->soc;
@@ -405,35 +412,19 @@ TEST_F(api, read_single)
 	 * first's snapshot, so the halves agree (a fresh snapshot for the
 	 * second would be 2^32 off), whichever half comes first
 	 */
-	for (int first_hi = 0; first_hi < 2; first_hi++) {
-		uint64_t want, got;
+	for (int hi_first = 0; hi_first < 2; hi_first++) {
+		unsigned int h[2];	/* low, high */
+		uint64_t want;
 
-		a.mon_index = first_hi ? MON_ACC_TOT_HI_INDEX : MON_ACC_TOT_LO_INDEX;
-		lo0 = esp_monitor(a, NULL);
-		a.mon_index = first_hi ? MON_ACC_TOT_LO_INDEX : MON_ACC_TOT_HI_INDEX;
-		hi0 = esp_monitor(a, NULL);
-		if (first_hi) {
-			unsigned int tmp = lo0;
-
-			lo0 = hi0;
-			hi0 = tmp;
-		}
-		want = (uint64_t)hi0 << 32 | lo0;
-		INJECT(s, (int)acc, "acc_tot_cycles", TWO32 - lo0 - 3);	/* 3 below a carry */
-		a.mon_index = first_hi ? MON_ACC_TOT_HI_INDEX : MON_ACC_TOT_LO_INDEX;
-		lo1 = esp_monitor(a, NULL);
+		h[hi_first] = read_half(a, hi_first);
+		h[!hi_first] = read_half(a, !hi_first);
+		want = ((uint64_t)h[1] << 32 | h[0]) + TWO32 - h[0] - 3;
+		INJECT(s, (int)acc, "acc_tot_cycles", TWO32 - h[0] - 3);	/* 3 below a carry */
+		h[hi_first] = read_half(a, hi_first);
 		INJECT(s, (int)acc, "acc_tot_cycles", 10);			/* the carry */
-		a.mon_index = first_hi ? MON_ACC_TOT_LO_INDEX : MON_ACC_TOT_HI_INDEX;
-		hi1 = esp_monitor(a, NULL);
-		if (first_hi) {
-			unsigned int tmp = lo1;
-
-			lo1 = hi1;
-			hi1 = tmp;
-		}
-		got = (uint64_t)hi1 << 32 | lo1;
-		EXPECT_EQ(want + TWO32 - lo0 - 3, got) TH_LOG("halves read %s first",
-							      first_hi ? "high" : "low");
+		h[!hi_first] = read_half(a, !hi_first);
+		EXPECT_EQ(want, (uint64_t)h[1] << 32 | h[0])
+			TH_LOG("halves read %s first", hi_first ? "high" : "low");
 	}
 
 	/* a monitor the tile's type does not define reads 0, as on silicon */
