@@ -631,6 +631,15 @@ result "interval_deltas" $st
 rc=$?
 st=0
 [ $rc -eq 3 ] || { diag "exit $rc, want 3"; st=1; }
+# an output file that cannot be created is a setup error found before the
+# command runs (it was found after, and the run was lost)
+rm -f "$TMP/ran"
+"$TP" stat --pmu "$PMU" --csv-metrics "$TMP/no/such/dir/m.csv" -- sh -c "touch $TMP/ran" \
+	> "$TMP/csvbad.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || { diag "unwritable --csv-metrics: exit $rc, want 2"; st=1; }
+[ ! -e "$TMP/ran" ] || { diag "the command ran although --csv-metrics cannot be written"; st=1; }
+grep -q "no/such/dir/m.csv" "$TMP/csvbad.out" || { diag "the error does not name the file"; st=1; }
 result "exit_status" $st
 
 # 14: a core out of range is refused

@@ -99,6 +99,7 @@ struct ctx {
 	unsigned int mux_groups;	/* L1 groups, > 1 means multiplexed */
 	bool compact_header;		/* -I: the column header is out */
 	FILE *out;
+	FILE *csv_counters, *csv_metrics;	/* opened before the command runs */
 	struct timespec t0;
 };
 
@@ -1089,6 +1090,20 @@ static void csv_counter(struct ctx *c, const struct ev *e, void *arg)
 		bank_label(e->bank), name, e->sel, cyc, cnt, mux);
 }
 
+/* Open @path for writing into *@f (nothing without a path); -1 if it cannot be */
+static int open_csv(FILE **f, const char *path)
+{
+	*f = NULL;
+	if (!path)
+		return 0;
+	*f = fopen(path, "we");
+	if (!*f) {
+		err("cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static int write_csv_files(struct ctx *c)
 {
 	struct tp_counts cnt;
@@ -1097,12 +1112,9 @@ static int write_csv_files(struct ctx *c)
 	struct csvf cf;
 	int ret = 0;
 
-	if (c->o.csv_counters) {
-		cf.f = fopen(c->o.csv_counters, "we");
-		if (!cf.f) {
-			err("cannot write %s: %s", c->o.csv_counters, strerror(errno));
-			return -1;
-		}
+	if (c->csv_counters) {
+		cf.f = c->csv_counters;
+		c->csv_counters = NULL;
 		fprintf(cf.f, "thread,bank,counter_name,counter_id,cycles,count,l1_mux\n");
 		for_each_counter(c, csv_counter, &cf);
 		if (fclose(cf.f)) {
@@ -1110,13 +1122,10 @@ static int write_csv_files(struct ctx *c)
 			ret = -1;
 		}
 	}
-	if (c->o.csv_metrics) {
-		FILE *f = fopen(c->o.csv_metrics, "we");
+	if (c->csv_metrics) {
+		FILE *f = c->csv_metrics;
 
-		if (!f) {
-			err("cannot write %s: %s", c->o.csv_metrics, strerror(errno));
-			return -1;
-		}
+		c->csv_metrics = NULL;
 		fill_counts(c, &cnt);
 		tp_metrics_compute(&cnt, c->plat, &m);
 		fprintf(f, "name,value,inputs\n");
@@ -1460,9 +1469,19 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 	return 0;
 }
 
+/* Close the CSV files not written (a run that failed) */
+static void close_csv(struct ctx *c)
+{
+	if (c->csv_counters)
+		fclose(c->csv_counters);
+	if (c->csv_metrics)
+		fclose(c->csv_metrics);
+	c->csv_counters = c->csv_metrics = NULL;
+}
+
 static int cmd_stat(struct ctx *c)
 {
-	int status = 0, ret;
+	int status = 0, ret = 0;
 
 	if (!c->o.argc && !c->o.all) {
 		err("stat: no command given (use -a to count until interrupted)");
@@ -1472,22 +1491,34 @@ static int cmd_stat(struct ctx *c)
 	if (setup_pmu(c) || build_events(c) || open_events(c))
 		return EXIT_SETUP;
 
+	/* Every output file first: one that cannot be written must not cost a run */
+	if (open_csv(&c->csv_counters, c->o.csv_counters) ||
+	    open_csv(&c->csv_metrics, c->o.csv_metrics))
+		ret = EXIT_SETUP;
 	c->out = stderr;
-	if (c->o.output) {
+	if (!ret && c->o.output) {
 		c->out = fopen(c->o.output, "we");
 		if (!c->out) {
 			err("cannot write %s: %s", c->o.output, strerror(errno));
-			return EXIT_SETUP;
+			c->out = stderr;
+			ret = EXIT_SETUP;
 		}
+	}
+	if (ret) {
+		close_csv(c);
+		close_events(c);
+		return ret;
 	}
 	print_header(c);
 
 	ret = run(c, &status);
 	close_events(c);
-	if (ret)
+	if (ret) {
 		ret = EXIT_SETUP;
-	else if (write_csv_files(c))
+		close_csv(c);
+	} else if (write_csv_files(c)) {
 		ret = 1;
+	}
 	if (c->out != stderr && fclose(c->out)) {
 		err("writing %s: %s", c->o.output, strerror(errno));
 		ret = ret ? ret : 1;
