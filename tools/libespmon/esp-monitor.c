@@ -218,6 +218,14 @@ int main(int argc, char **argv)
 	if (optind >= argc)
 		return usage_error("no command to run");
 
+	/* Before anything runs: a file that cannot be created must not cost the run */
+	if (out) {
+		fp = fopen(out, "w");
+		if (!fp) {
+			fprintf(stderr, "esp-monitor: %s: %s\n", out, strerror(errno));
+			return 1;
+		}
+	}
 	/* The library's errors come out once, from here, with the tool's name */
 	setenv("ESP_MONITOR_QUIET", "1", 1);
 	if (pmu && esp_monitor_select(pmu))
@@ -244,13 +252,6 @@ int main(int argc, char **argv)
 		esp_monitor(args, end);
 	if (esp_monitor_error())
 		return lib_error();
-	if (out) {
-		fp = fopen(out, "w");
-		if (!fp) {
-			fprintf(stderr, "esp-monitor: %s: %s\n", out, strerror(errno));
-			return 1;
-		}
-	}
 	if (args.read_mode == ESP_MON_READ_SINGLE) {
 		fprintf(fp, "Monitor %u of tile %u: %u\n", args.mon_index, args.tile_index,
 			sub_monitor_vals(single_start, single_end));

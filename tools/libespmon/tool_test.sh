@@ -30,7 +30,7 @@ check() {
 t() { "$tool" "$@" >o 2>e; rc=$?; }
 
 echo "TAP version 13"
-echo "1..11"
+echo "1..12"
 
 t --help
 check "--help: the help on stdout, status 0" '[[ $rc == 0 && ! -s e ]] && grep -q "^Usage: esp-monitor" o'
@@ -67,6 +67,12 @@ ESP_MONITOR_SYSFS=$work/empty "$tool" -p esp_4 -- true >o 2>e
 rc=$?
 check "-p esp_4 missing: one error naming it" \
 	'[[ $rc == 1 && $(wc -l <e) == 1 ]] && grep -q "^esp-monitor: esp_4: no ESP PMU of that name" e'
+
+# -o FILE that cannot be created: said before the command runs (no PMU
+# needed: the file comes first)
+t -o "$work/no/such/dir/stats.txt" -- touch "$work/ran"
+check "-o unwritable: named, status 1, the command not run" \
+	'[[ $rc == 1 && ! -e $work/ran ]] && grep -q "^esp-monitor: .*no/such/dir/stats.txt: " e'
 
 # The man page documents every option of --help
 "$tool" --help >help 2>&1
