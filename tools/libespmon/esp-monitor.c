@@ -90,6 +90,8 @@ static int parse_sets(const char *arg, uint16_t *mask)
 	if (isdigit((unsigned char)arg[0]))
 		return usage_error("-m '%s': a read_mask is 0x1 to 0x%x", arg,
 				   (1u << ESP_MON_READ_NR) - 1);
+	if (strlen(arg) >= sizeof(buf))
+		return usage_error("-m: a list of sets is at most %zu characters", sizeof(buf) - 1);
 	snprintf(buf, sizeof(buf), "%s", arg);
 	*mask = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {

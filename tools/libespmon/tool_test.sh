@@ -30,7 +30,7 @@ check() {
 t() { "$tool" "$@" >o 2>e; rc=$?; }
 
 echo "TAP version 13"
-echo "1..12"
+echo "1..13"
 
 t --help
 check "--help: the help on stdout, status 0" '[[ $rc == 0 && ! -s e ]] && grep -q "^Usage: esp-monitor" o'
@@ -44,6 +44,8 @@ t -s 0:99 -- true
 check "-s 0:99: names the monitor" '[[ $rc == 2 ]] && grep -q "^esp-monitor: -s .0:99.: MON .99. is not a monitor (0-58)" e'
 t -m ddr,bogus -- true
 check "-m ddr,bogus: names the set" '[[ $rc == 2 ]] && grep -q "^esp-monitor: -m .ddr,bogus.: no set .bogus." e'
+t -m "$(printf 'ddr,%.0s' $(seq 64))llc" -- true
+check "-m too long: refused, not cut" '[[ $rc == 2 ]] && grep -q "^esp-monitor: -m: a list of sets is at most" e'
 t -t x -- true
 check "-t x: names the value" '[[ $rc == 2 ]] && grep -q "^esp-monitor: -t .x.: not a tile index" e'
 t --bogus true
