@@ -27,10 +27,12 @@
 #include <linux/bitops.h>
 #include <linux/device.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/regmap.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
 #include <linux/units.h>
 
 #include <socpmu/tensix_regs.h>
@@ -378,12 +380,26 @@ static int tt_noc_bridge_probe(struct device *dev, struct regmap *bar0, u32 arch
 	return 0;
 }
 
-/* The harvesting mask a provider did not know: the harvest= parameter */
+/*
+ * The harvesting mask a provider did not know: the harvest= parameter, one
+ * mask per chip in the order the chips are first probed. A chip probed
+ * again (unbound and bound, its provider reloaded) keeps its mask: a count
+ * of probes would hand it the next chip's, or none.
+ */
 static int tt_noc_param_harvest(struct device *dev, u32 *mask)
 {
-	static atomic_t next = ATOMIC_INIT(0);
-	int i = atomic_inc_return(&next) - 1;
+	static char owner[ARRAY_SIZE(harvest)][48];
+	static DEFINE_MUTEX(lock);
+	int i;
 
+	mutex_lock(&lock);
+	/* masks are taken in order: the chip's own, or the first free one */
+	for (i = 0; i < nr_harvest; i++)
+		if (!owner[i][0] || !strcmp(owner[i], dev_name(dev)))
+			break;
+	if (i < nr_harvest && !owner[i][0])
+		strscpy(owner[i], dev_name(dev));
+	mutex_unlock(&lock);
 	if (i >= nr_harvest)
 		return dev_err_probe(dev, -ENODEV,
 				     "harvesting unknown: load tensix_noc with harvest=<mask>,...\n");

@@ -715,4 +715,57 @@ TEST(harvest_unknown_refused)
 	EXPECT_EQ(0, ret);
 }
 
+/*
+ * harvest= gives one mask per chip, in the order the chips are first
+ * probed; a chip probed again keeps its mask. The masks used to be counted
+ * out per probe, so a chip probed again got the next chip's mask (here
+ * 0x3, two columns: 120 tiles instead of 130), or none. tensix_noc is
+ * loaded again with two masks for the test, and as it was afterwards.
+ */
+TEST(harvest_param_per_chip)
+{
+	struct sp_mod mods[SP_MAX_MODS], *noc = NULL;
+	uint64_t units[2] = { 0, 0 };
+	char name[SP_NAME_LEN], buf[64];
+	int n, ret, fd;
+	struct sp_dev d;
+
+	if (geteuid())
+		SKIP(return, "needs root");
+	if (sp_sim_available_for("tensix_noc") || sp_sim_available_for("tensix_pmu"))
+		SKIP(return, "no socpmu_sim + tensix_pmu + tensix_noc");
+	if (sp_read_file("/sys/module/tensix_noc/parameters/harvest", buf, sizeof(buf)) > 1)
+		SKIP(return, "tensix_noc was loaded with harvest=%s", buf);
+	n = sp_mod_list(mods, SP_MAX_MODS);
+	for (int i = 0; i < n; i++)
+		if (!strcmp(mods[i].name, "tensix_noc"))
+			noc = &mods[i];
+	if (!noc)
+		SKIP(return, "tensix_noc.ko not found");
+	ASSERT_EQ(0, sp_mod_unload_wait("tensix_noc", 2000));
+	fd = open(noc->path, O_RDONLY | O_CLOEXEC);
+	ret = fd < 0 ? -errno : 0;
+	if (!ret)
+		ret = syscall(__NR_finit_module, fd, "harvest=0x1,0x3", 0) ? -errno : 0;
+	if (fd >= 0)
+		close(fd);
+	EXPECT_EQ(0, ret) TH_LOG("loading tensix_noc harvest=0x1,0x3: %s", strerror(-ret));
+	snprintf(name, sizeof(name), "ttc_hp_%d", getpid());
+	for (int round = 0; !ret && round < 2; round++) {
+		memset(&d, 0, sizeof(d));
+		ret = sp_dev_create(&d, "ttcard", name, "arch=blackhole harvest=0x1 harvest_known=0",
+				    "tensix_");
+		EXPECT_EQ(0, ret) TH_LOG("round %d: %s", round, strerror(-ret));
+		if (!ret)
+			EXPECT_EQ(0, sp_pmu_read_u64(&d, "num_cores", &units[round]));
+		if (d.alive)
+			EXPECT_EQ(0, sp_dev_delete(&d));
+	}
+	EXPECT_EQ(130u, units[0]);
+	EXPECT_EQ(units[0], units[1]) TH_LOG("probed again, the chip had another mask");
+	/* tensix_noc as it was */
+	EXPECT_EQ(0, sp_mod_unload_wait("tensix_noc", 2000));
+	ASSERT_EQ(0, sp_mod_load(noc));
+}
+
 TEST_HARNESS_MAIN
