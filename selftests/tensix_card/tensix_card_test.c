@@ -691,19 +691,37 @@ TEST_F(card, remove_card_with_open_events)
 	close(fd[0]);
 }
 
+/*
+ * Why the tests of a card whose provider does not know its harvesting
+ * cannot run here (they need tensix_noc without harvest=), or NULL
+ */
+static const char *harvest_param_unavailable(void)
+{
+	static char why[128];
+	char buf[64];
+
+	if (geteuid())
+		return "needs root";
+	if (sp_sim_available_for("tensix_noc") || sp_sim_available_for("tensix_pmu"))
+		return "no socpmu_sim + tensix_pmu + tensix_noc";
+	if (sp_read_file("/sys/module/tensix_noc/parameters/harvest", buf, sizeof(buf)) > 1) {
+		sp_strip_nl(buf);
+		snprintf(why, sizeof(why), "tensix_noc was loaded with harvest=%s", buf);
+		return why;
+	}
+	return NULL;
+}
+
 /* Without a known harvesting mask the bridge does not guess */
 TEST(harvest_unknown_refused)
 {
 	char before[SP_MAX_PMUS][SP_NAME_LEN], after[SP_MAX_PMUS][SP_NAME_LEN];
-	char name[SP_NAME_LEN], path[128], buf[64];
+	const char *why = harvest_param_unavailable();
+	char name[SP_NAME_LEN], path[128];
 	int nb, na, ret;
 
-	if (geteuid())
-		SKIP(return, "needs root");
-	if (sp_sim_available_for("tensix_noc") || sp_sim_available_for("tensix_pmu"))
-		SKIP(return, "no socpmu_sim + tensix_pmu + tensix_noc");
-	if (sp_read_file("/sys/module/tensix_noc/parameters/harvest", buf, sizeof(buf)) > 1)
-		SKIP(return, "tensix_noc was loaded with harvest=%s", buf);
+	if (why)
+		SKIP(return, "%s", why);
 	nb = sp_list_pmus("tensix_", before, SP_MAX_PMUS);
 	snprintf(name, sizeof(name), "ttc_unk_%d", getpid());
 	snprintf(path, sizeof(path), "ttcard name=%s arch=blackhole harvest_known=0", name);
@@ -725,17 +743,14 @@ TEST(harvest_unknown_refused)
 TEST(harvest_param_per_chip)
 {
 	struct sp_mod mods[SP_MAX_MODS], *noc = NULL;
+	const char *why = harvest_param_unavailable();
 	uint64_t units[2] = { 0, 0 };
-	char name[SP_NAME_LEN], buf[64];
+	char name[SP_NAME_LEN];
 	int n, ret, fd;
 	struct sp_dev d;
 
-	if (geteuid())
-		SKIP(return, "needs root");
-	if (sp_sim_available_for("tensix_noc") || sp_sim_available_for("tensix_pmu"))
-		SKIP(return, "no socpmu_sim + tensix_pmu + tensix_noc");
-	if (sp_read_file("/sys/module/tensix_noc/parameters/harvest", buf, sizeof(buf)) > 1)
-		SKIP(return, "tensix_noc was loaded with harvest=%s", buf);
+	if (why)
+		SKIP(return, "%s", why);
 	n = sp_mod_list(mods, SP_MAX_MODS);
 	for (int i = 0; i < n; i++)
 		if (!strcmp(mods[i].name, "tensix_noc"))
