@@ -378,7 +378,7 @@ err:
 
 /* ---- counting ---- */
 
-/* Fold the counter's progress since the last look into the 64-bit count */
+/* The fixed cycle and instret counters, shared with other SBI users */
 static bool hpm_idx_fixed(int idx)
 {
 	return idx == SIFIVE_HPM_CTR_CYCLE || idx == SIFIVE_HPM_CTR_INSTRET;
@@ -396,6 +396,7 @@ static bool hpm_rewritten(const struct sifive_hpm *hpm, int idx, u64 delta)
 	return hpm_idx_fixed(idx) && hpm->width_mask[idx] == U64_MAX && delta >= BIT_ULL(62);
 }
 
+/* Fold the counter's progress since the last look into the 64-bit count */
 static void hpm_event_update(struct sifive_hpm *hpm, struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
