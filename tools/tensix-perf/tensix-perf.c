@@ -98,6 +98,7 @@ struct ctx {
 	uint64_t *rbuf;			/* a group read: 3 + 2 * nr_ev words */
 	unsigned int mux_groups;	/* L1 groups, > 1 means multiplexed */
 	bool compact_header;		/* -I: the column header is out */
+	bool counted[TP_NR_METRICS];	/* -I: metrics whose counters are all opened */
 	FILE *out;
 	FILE *csv_counters, *csv_metrics;	/* opened before the command runs */
 	struct timespec t0;
@@ -667,18 +668,24 @@ static void window_values(struct ctx *c, bool since_prev)
 	}
 }
 
+/* Where @e's value goes in the metrics' inputs @cnt, or NULL */
+static struct tp_val *count_slot(struct tp_counts *cnt, const struct ev *e)
+{
+	if (e->cycles && e->bank == TENSIX_BANK_L1)
+		return &cnt->l1_cycles[e->mux];
+	if (e->cycles && e->bank < TENSIX_NR_BANKS)
+		return &cnt->cycles[e->bank];
+	return e->info >= 0 ? &cnt->ev[e->info] : NULL;
+}
+
 static void fill_counts(struct ctx *c, struct tp_counts *cnt)
 {
 	memset(cnt, 0, sizeof(*cnt));
 	for (size_t i = 0; i < c->nr_ev; i++) {
-		struct ev *e = &c->ev[i];
+		struct tp_val *v = count_slot(cnt, &c->ev[i]);
 
-		if (e->cycles && e->bank == TENSIX_BANK_L1)
-			cnt->l1_cycles[e->mux] = e->val;
-		else if (e->cycles && e->bank < TENSIX_NR_BANKS)
-			cnt->cycles[e->bank] = e->val;
-		else if (e->info >= 0)
-			cnt->ev[e->info] = e->val;
+		if (v)
+			*v = c->ev[i].val;
 	}
 }
 
@@ -1007,39 +1014,36 @@ static bool metric_counted(const struct tp_metrics *opened, int id, int depth)
 	return true;
 }
 
-/* The metrics of a window in which every opened counter counted 1 */
-static void opened_metrics(struct ctx *c, struct tp_metrics *opened)
+/* Which metrics have every counter opened (c->counted), once the events are */
+static void find_counted(struct ctx *c)
 {
+	struct tp_metrics opened;
 	struct tp_counts cnt;
 
 	memset(&cnt, 0, sizeof(cnt));
 	for (size_t i = 0; i < c->nr_ev; i++) {
-		const struct ev *e = &c->ev[i];
-		const struct tp_val one = { 1, true, false };
+		struct tp_val *v = count_slot(&cnt, &c->ev[i]);
 
-		if (e->cycles && e->bank == TENSIX_BANK_L1)
-			cnt.l1_cycles[e->mux] = one;
-		else if (e->cycles && e->bank < TENSIX_NR_BANKS)
-			cnt.cycles[e->bank] = one;
-		else if (e->info >= 0)
-			cnt.ev[e->info] = one;
+		if (v)
+			*v = (struct tp_val){ 1, true, false };
 	}
-	tp_metrics_compute(&cnt, c->plat, opened);
+	tp_metrics_compute(&cnt, c->plat, &opened);
+	for (int i = 0; i < TP_NR_METRICS; i++)
+		c->counted[i] = metric_counted(&opened, i, 0);
 }
 
 /* -I without -x: one line per metric and interval, for the metrics counted */
 static void print_compact(struct ctx *c, const struct tp_metrics *m, double t)
 {
-	struct tp_metrics opened;
 	char num[48];
 
 	if (!c->compact_header) {
 		fprintf(c->out, "#%13s  %-34s %14s\n", "time", "metric", "value");
 		c->compact_header = true;
+		find_counted(c);
 	}
-	opened_metrics(c, &opened);
 	for (int i = 0; i < TP_NR_METRICS; i++) {
-		if (!metric_counted(&opened, i, 0))
+		if (!c->counted[i])
 			continue;
 		tp_fmt_metric(num, sizeof(num), &m->m[i]);
 		fprintf(c->out, "%14.3f  %-34s %13s%s\n", t, tp_metric_desc(i)->name, num,
