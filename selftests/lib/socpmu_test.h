@@ -1056,16 +1056,22 @@ static inline int sp_mod_refcnt(const char *name)
 }
 
 /* Loads a module file without parameters: 0 or -errno (-EEXIST if loaded). */
-static inline int sp_mod_load(const struct sp_mod *m)
+/* Load module @m with the parameters @params ("a=1 b=2,3"): 0 or -errno */
+static inline int sp_mod_load_params(const struct sp_mod *m, const char *params)
 {
 	int fd = open(m->path, O_RDONLY | O_CLOEXEC), ret;
 
 	if (fd < 0)
 		return -errno;
-	ret = (int)syscall(__NR_finit_module, fd, "", 0);
+	ret = (int)syscall(__NR_finit_module, fd, params, 0);
 	ret = ret ? -errno : 0;
 	close(fd);
 	return ret;
+}
+
+static inline int sp_mod_load(const struct sp_mod *m)
+{
+	return sp_mod_load_params(m, "");
 }
 
 /* rmmod without waiting: 0, or -EWOULDBLOCK/-EBUSY while in use, -ENOENT. */

@@ -746,8 +746,8 @@ TEST(harvest_param_per_chip)
 	const char *why = harvest_param_unavailable();
 	uint64_t units[2] = { 0, 0 };
 	char name[SP_NAME_LEN];
-	int n, ret, fd;
 	struct sp_dev d;
+	int n, ret;
 
 	if (why)
 		SKIP(return, "%s", why);
@@ -758,12 +758,7 @@ TEST(harvest_param_per_chip)
 	if (!noc)
 		SKIP(return, "tensix_noc.ko not found");
 	ASSERT_EQ(0, sp_mod_unload_wait("tensix_noc", 2000));
-	fd = open(noc->path, O_RDONLY | O_CLOEXEC);
-	ret = fd < 0 ? -errno : 0;
-	if (!ret)
-		ret = syscall(__NR_finit_module, fd, "harvest=0x1,0x3", 0) ? -errno : 0;
-	if (fd >= 0)
-		close(fd);
+	ret = sp_mod_load_params(noc, "harvest=0x1,0x3");
 	EXPECT_EQ(0, ret) TH_LOG("loading tensix_noc harvest=0x1,0x3: %s", strerror(-ret));
 	snprintf(name, sizeof(name), "ttc_hp_%d", getpid());
 	for (int round = 0; !ret && round < 2; round++) {
