@@ -949,4 +949,39 @@ TEST_F(trace, itc_not_ready_not_counted)
 	trace_close(&t);
 }
 
+/*
+ * The Bounds table: an ITC batch section is 64 stores, each waiting at most
+ * 1000 reads for its stimulus register. With a register that never gets
+ * ready, one ioctl of 64 stores reads it 64,000 times (and a few reads
+ * more for the room checks), makes none and says so.
+ */
+#define ITC_CHUNK	64
+
+TEST_F(trace, itc_never_ready_bounded)
+{
+	static struct sifive_itc_write w[ITC_CHUNK];
+	struct sifive_itc_batch b;
+	uint64_t r0 = 0, r1 = 0, wr;
+	struct trace t;
+
+	CREATE("funnel=0 sram=4096 sba=0", 2);
+	ASSERT_EQ(0, pin_cpu(0));
+	itc_sequence(w, ITC_CHUNK, 5);
+	OPEN(&t, CFG_SRAM, 0, -1, 0, 4, false);
+	ASSERT_EQ(0, trace_enable(&t));
+	ASSERT_EQ(0, sp_debugfs_printf(&self->dev, "stim_busy", "%d", 1000000));
+	ASSERT_EQ(0, sp_regs(&self->dev, &r0, &wr));
+	ASSERT_EQ(0, itc_write(self->itc, w, ITC_CHUNK, &b));
+	ASSERT_EQ(0, sp_regs(&self->dev, &r1, &wr));
+	ASSERT_EQ(0, sp_debugfs_printf(&self->dev, "stim_busy", "0"));
+	TH_LOG("%llu register reads for %d stores never ready", (unsigned long long)(r1 - r0),
+	       ITC_CHUNK);
+	EXPECT_EQ(0u, b.traced);
+	EXPECT_LE((uint64_t)ITC_CHUNK * STIM_POLLS, r1 - r0);
+	EXPECT_GE((uint64_t)ITC_CHUNK * STIM_POLLS + 200, r1 - r0);
+	ASSERT_EQ(0, trace_disable(&t));
+	EXPECT_EQ(PERF_AUX_FLAG_PARTIAL, trace_aux_flags(&t) & PERF_AUX_FLAG_PARTIAL);
+	trace_close(&t);
+}
+
 TEST_HARNESS_MAIN
