@@ -49,7 +49,12 @@
  * stimulus register as if the hart did; "stats" (r) counts messages, bytes,
  * dropped messages, DMA faults and sink wraps; "stim_busy" (rw) makes that
  * many of the next stimulus register reads say "not ready" (a trace encoder
- * that back-pressures the hart), which the model otherwise never does.
+ * that back-pressures the hart), which the model otherwise never does;
+ * "itc_log" (rw): writing n (at most SOCPMU_SIM_ITC_LOG_MAX) starts a log of
+ * the next n stores to stimulus registers, traced or not (0 ends it); reading
+ * gives the stores logged so far, as struct socpmu_sim_itc_rec
+ * (include/socpmu/sim_itc_log.h): what the harts stored, for tests to
+ * compare with what a trace decoder found.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": trace: " fmt
 
@@ -63,6 +68,7 @@
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/log2.h>
+#include <linux/mutex.h>
 #include <linux/platform_device.h>
 #include <linux/property.h>
 #include <linux/regmap.h>
@@ -75,6 +81,7 @@
 #include <linux/unaligned.h>
 
 #include <socpmu/sifive_trace_regs.h>
+#include <socpmu/sim_itc_log.h>
 
 #include "sim.h"
 
@@ -147,6 +154,10 @@ struct trace_sim {
 	unsigned int srcbits;
 	struct trace_sim_stats stats;
 	u32 stim_busy;			/* stimulus reads left that say "not ready" */
+	/* debugfs "itc_log": the stores so far, room for @log_size (0: off) */
+	struct socpmu_sim_itc_rec *log;
+	u32 log_len, log_size;
+	struct mutex log_mutex;		/* serialises the file's reads and writes */
 	struct trace_sim_block funnel;	/* unused without a funnel */
 	unsigned int nte;
 	struct trace_sim_te te[] __counted_by(nte);
@@ -513,15 +524,15 @@ static u64 trace_sim_te_now(struct trace_sim *ts, struct trace_sim_te *te)
 	return trace_sim_ts_read(t, ktime_get_ns());
 }
 
-/* Hand a finished message to the TE's sink */
-static void trace_sim_te_emit(struct trace_sim *ts, struct trace_sim_te *te,
+/* Hand a finished message to the TE's sink; false if there is none running */
+static bool trace_sim_te_emit(struct trace_sim *ts, struct trace_sim_te *te,
 			      const struct trace_sim_msg *m)
 {
 	switch (trace_sim_sink(&te->b)) {
 	case SIFIVE_SINK_FUNNEL:
 		if (!trace_sim_running(&ts->funnel)) {
 			ts->stats.dropped++;
-			return;
+			return false;
 		}
 		trace_sim_push(ts, &ts->funnel, m->buf, m->len);
 		break;
@@ -531,10 +542,11 @@ static void trace_sim_te_emit(struct trace_sim *ts, struct trace_sim_te *te,
 		break;
 	default:
 		ts->stats.dropped++;
-		return;
+		return false;
 	}
 	ts->stats.msgs++;
 	ts->stats.bytes += m->len;
+	return true;
 }
 
 static bool trace_sim_te_tracing(const struct trace_sim_te *te)
@@ -562,8 +574,8 @@ static void trace_sim_te_sync(struct trace_sim *ts, struct trace_sim_te *te)
 	trace_sim_te_emit(ts, te, &m);
 }
 
-/* A store of @width bits to stimulus register @ch */
-static void trace_sim_itc(struct trace_sim *ts, struct trace_sim_te *te, unsigned int ch,
+/* A store of @width bits to stimulus register @ch; true if it was traced */
+static bool trace_sim_itc(struct trace_sim *ts, struct trace_sim_te *te, unsigned int ch,
 			  unsigned int width, u32 val)
 {
 	u32 stamp = SIFIVE_TS_ENABLE | SIFIVE_TS_INSTRUMENTATION;
@@ -574,7 +586,7 @@ static void trace_sim_itc(struct trace_sim *ts, struct trace_sim_te *te, unsigne
 	    (te->b.control & SIFIVE_CTRL_INSTRUMENT_MASK) != SIFIVE_CTRL_INSTRUMENT_ITC ||
 	    !(te->itc_enable & BIT(ch))) {
 		ts->stats.dropped++;
-		return;
+		return false;
 	}
 	trace_sim_msg_start(ts, te, &m, NEXUS_TCODE_DATA_ACQUISITION);
 	trace_sim_msg_var(&m, SIFIVE_ITC_TAG(ch, width), false);
@@ -586,7 +598,26 @@ static void trace_sim_itc(struct trace_sim *ts, struct trace_sim_te *te, unsigne
 		trace_sim_msg_var(&m, now ^ te->last_ts, true);
 		te->last_ts = now;
 	}
-	trace_sim_te_emit(ts, te, &m);
+	return trace_sim_te_emit(ts, te, &m);
+}
+
+/* A store to stimulus register @ch, traced and noted in the "itc_log" */
+static void trace_sim_itc_log(struct trace_sim *ts, struct trace_sim_te *te, unsigned int ch,
+			      unsigned int width, u32 val)
+{
+	bool traced = trace_sim_itc(ts, te, ch, width, val);
+	struct socpmu_sim_itc_rec *r;
+
+	if (ts->log_len >= ts->log_size)
+		return;
+	r = &ts->log[ts->log_len];
+	r->value = val;
+	r->hart = te->hart;
+	r->channel = ch;
+	r->width = width;
+	r->flags = traced ? SOCPMU_SIM_ITC_TRACED : 0;
+	/* pairs with trace_sim_itc_log_read(): the record before the length */
+	smp_store_release(&ts->log_len, ts->log_len + 1);
 }
 
 /* Registers */
@@ -782,7 +813,7 @@ static void trace_sim_store(struct trace_sim *ts, unsigned int reg, unsigned int
 	if (te && off >= SIFIVE_ITC_STIMULUS(0) &&
 	    off < SIFIVE_ITC_STIMULUS(SIFIVE_ITC_NR_CHANNELS)) {
 		if (off % 4 == SIFIVE_ITC_OFFSET(width))
-			trace_sim_itc(ts, te, (off - SIFIVE_ITC_STIMULUS(0)) / 4, width, val);
+			trace_sim_itc_log(ts, te, (off - SIFIVE_ITC_STIMULUS(0)) / 4, width, val);
 	} else if (width == 32 && trace_sim_block_write(ts, b, te, off, val) && te &&
 		   (b->control & SIFIVE_CTRL_ACTIVE)) {
 		if (off == SIFIVE_ITC_TRACEENABLE)
@@ -872,6 +903,56 @@ static ssize_t trace_sim_itc_write(struct file *file, const char __user *ubuf,
 	return count;
 }
 
+/*
+ * "itc_log" write: "<n>" logs the next n stores to the stimulus registers
+ * (a new, empty log; 0 ends logging and frees the log)
+ */
+static ssize_t trace_sim_itc_log_write(struct file *file, const char __user *ubuf,
+				       size_t count, loff_t *ppos)
+{
+	char *cmd __free(kfree) = socpmu_sim_get_cmd(ubuf, count);
+	struct trace_sim *ts = file->private_data;
+	struct socpmu_sim_itc_rec *log = NULL, *old;
+	unsigned long flags;
+	unsigned int n;
+
+	if (IS_ERR(cmd))
+		return PTR_ERR(cmd);
+	if (socpmu_sim_parse_uint("records", strim(cmd), 0, SOCPMU_SIM_ITC_LOG_MAX, &n))
+		return -EINVAL;
+	if (n) {
+		log = kvcalloc(n, sizeof(*log), GFP_KERNEL);
+		if (!log)
+			return -ENOMEM;
+	}
+	mutex_lock(&ts->log_mutex);
+	raw_spin_lock_irqsave(&ts->lock, flags);
+	old = ts->log;
+	ts->log = log;
+	ts->log_size = n;
+	ts->log_len = 0;
+	raw_spin_unlock_irqrestore(&ts->lock, flags);
+	mutex_unlock(&ts->log_mutex);
+	kvfree(old);
+	return count;
+}
+
+/* "itc_log" read: the records so far (struct socpmu_sim_itc_rec) */
+static ssize_t trace_sim_itc_log_read(struct file *file, char __user *ubuf, size_t count,
+				      loff_t *ppos)
+{
+	struct trace_sim *ts = file->private_data;
+	ssize_t ret;
+	u32 len;
+
+	mutex_lock(&ts->log_mutex);
+	/* pairs with trace_sim_itc_log(): the records below len are complete */
+	len = smp_load_acquire(&ts->log_len);
+	ret = simple_read_from_buffer(ubuf, count, ppos, ts->log, len * sizeof(*ts->log));
+	mutex_unlock(&ts->log_mutex);
+	return ret;
+}
+
 static int trace_sim_stats_show(struct seq_file *s, void *unused)
 {
 	struct trace_sim *ts = s->private;
@@ -894,9 +975,18 @@ static const struct file_operations trace_sim_itc_fops = {
 	.llseek = noop_llseek,
 };
 
+static const struct file_operations trace_sim_itc_log_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = trace_sim_itc_log_read,
+	.write = trace_sim_itc_log_write,
+	.llseek = default_llseek,
+};
+
 static void trace_sim_debugfs_init(struct socpmu_sim_dev *sdev, struct dentry *dir)
 {
 	debugfs_create_file("itc", 0200, dir, sdev->model, &trace_sim_itc_fops);
+	debugfs_create_file("itc_log", 0600, dir, sdev->model, &trace_sim_itc_log_fops);
 	debugfs_create_file("stats", 0400, dir, sdev->model, &trace_sim_stats_fops);
 	debugfs_create_u32("stim_busy", 0600, dir, &((struct trace_sim *)sdev->model)->stim_busy);
 }
@@ -982,6 +1072,8 @@ static void trace_sim_destroy(void *model)
 	for (h = 0; h < ts->nte; h++)
 		kvfree(ts->te[h].b.sram);
 	kvfree(ts->funnel.sram);
+	kvfree(ts->log);
+	mutex_destroy(&ts->log_mutex);
 	kfree(ts);
 }
 
@@ -1001,6 +1093,7 @@ static void *trace_sim_create(struct socpmu_sim_dev *sdev)
 	if (!ts)
 		return ERR_PTR(-ENOMEM);
 	raw_spin_lock_init(&ts->lock);
+	mutex_init(&ts->log_mutex);
 	ts->cfg = cfg;
 	ts->sdev = sdev;
 	ts->nte = cfg->harts;

@@ -16,6 +16,8 @@
 #include <pthread.h>
 #include <sys/wait.h>
 
+#include <socpmu/sim_itc_log.h>
+
 #include "kselftest_harness.h"
 #include "st_lib.h"
 
@@ -873,6 +875,54 @@ TEST_F(trace, sim_itc_debugfs)
 	check_exact(_metadata, &t, &w, 1, 0, 0, false);
 	EXPECT_EQ(2, sim_stat(&self->dev, "messages"));
 	trace_close(&t);
+}
+
+/*
+ * The model's log of the harts' stimulus stores (debugfs "itc_log", which
+ * perf_record_test's fib_library takes as the truth): exactly the stores it
+ * was asked to keep, in order, each with its hart, channel, width, value and
+ * whether it was traced (hart 1 has no event, so its store is not); nothing
+ * after a new log; its bounds refused.
+ */
+TEST_F(trace, sim_itc_log)
+{
+	const struct socpmu_sim_itc_rec want[] = {
+		{ .value = 0x1234, .hart = 0, .channel = 9, .width = 16,
+		  .flags = SOCPMU_SIM_ITC_TRACED },
+		{ .value = 0xdeadbeef, .hart = 1, .channel = 9, .width = 32 },
+		{ .value = 0x7f, .hart = 0, .channel = 31, .width = 8,
+		  .flags = SOCPMU_SIM_ITC_TRACED },
+	};
+	struct socpmu_sim_itc_rec got[4];
+	char path[256];
+	struct trace t;
+	int fd;
+
+	CREATE("funnel=0 sram=4096 sba=0", 2);
+	EXPECT_EQ(-EINVAL, sp_debugfs_printf(&self->dev, "itc_log", "%u",
+					     SOCPMU_SIM_ITC_LOG_MAX + 1));
+	EXPECT_EQ(-EINVAL, sp_debugfs_printf(&self->dev, "itc_log", "-1"));
+	ASSERT_EQ(0, sp_debugfs_printf(&self->dev, "itc_log", "3"));
+	OPEN(&t, CFG_SRAM, 0, -1, 0, 4, false);
+	ASSERT_EQ(0, trace_enable(&t));
+	ASSERT_EQ(0, sp_debugfs_write(&self->dev, "itc", "0 9 16 0x1234"));
+	ASSERT_EQ(0, sp_debugfs_write(&self->dev, "itc", "1 9 32 0xdeadbeef"));
+	ASSERT_EQ(0, sp_debugfs_write(&self->dev, "itc", "0 31 8 0x7f"));
+	ASSERT_EQ(0, sp_debugfs_write(&self->dev, "itc", "0 2 8 1"));	/* no room */
+	ASSERT_EQ(0, trace_disable(&t));
+	trace_close(&t);
+
+	snprintf(path, sizeof(path), SP_SIM_DEBUGFS "/%s/itc_log", self->dev.name);
+	fd = open(path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ((ssize_t)sizeof(want), read(fd, got, sizeof(got)));
+	EXPECT_EQ(0, memcmp(want, got, sizeof(want)));
+	ASSERT_EQ(0, sp_debugfs_printf(&self->dev, "itc_log", "2"));
+	ASSERT_EQ(0, lseek(fd, 0, SEEK_SET));
+	EXPECT_EQ(0, read(fd, got, sizeof(got)));
+	ASSERT_EQ(0, sp_debugfs_printf(&self->dev, "itc_log", "0"));
+	EXPECT_EQ(0, read(fd, got, sizeof(got)));
+	close(fd);
 }
 
 /*
