@@ -276,25 +276,36 @@ static void socpmu_update_active(struct socpmu *sp)
  *	the window, which zeroes them
  * @zeroed: whether @restart will zero counter @i of @event
  *
- * For hardware whose counters cannot resume where they stopped: every
- * scheduled event's count is first brought up to date (from the stopped
- * counters' frozen values), the last values of the counters @restart will
- * zero become 0, and @restart runs, so each event goes on from its count
- * as it was.
+ * For hardware whose counters cannot resume where they stopped: the count
+ * of every scheduled event with a counter that @restart will zero is first
+ * brought up to date (from the stopped counters' frozen values), the last
+ * values of those counters become 0, and @restart runs, so each event goes
+ * on from its count as it was. The other events are not read: the stopped
+ * counters wait for this pass, and on hardware behind slow accesses (a
+ * card's tiles through NOC windows) reading every event would keep them
+ * stopped for milliseconds, counted as running.
  */
 void socpmu_restart(struct socpmu *sp, void (*restart)(struct socpmu *sp),
 		    bool (*zeroed)(struct socpmu *sp, struct perf_event *event,
 				   unsigned int i))
 {
 	struct socpmu_hw_event *se;
+	struct perf_event *event;
 	unsigned int i;
 
 	lockdep_assert_held(&sp->lock);
-	socpmu_update_active(sp);
-	list_for_each_entry(se, &sp->active, node)
-		for (i = 0; i < se->nr; i++)
-			if (zeroed(sp, socpmu_event_of(se), i))
+	list_for_each_entry(se, &sp->active, node) {
+		event = socpmu_event_of(se);
+		for (i = 0; i < se->nr && !zeroed(sp, event, i); i++)
+			;
+		if (i == se->nr)
+			continue;
+		if (!(event->hw.state & PERF_HES_STOPPED))
+			socpmu_event_update(sp, event);
+		for (; i < se->nr; i++)
+			if (zeroed(sp, event, i))
 				se->prev[i] = 0;
+	}
 	restart(sp);
 }
 EXPORT_SYMBOL_GPL(socpmu_restart);

@@ -637,6 +637,89 @@ TEST_F_TIMEOUT(card, group_one_window, 120)
 	EXPECT_GT(1e-6, ratio > 0.8 ? ratio - 0.8 : 0.8 - ratio);
 }
 
+/*
+ * perf's rotation: two L1 groups of different muxes on one tile take turns,
+ * and the bank of the group scheduled in does not count until the window's
+ * end starts it. The window must then read only the events it restarts,
+ * not a pinned fpu_cycles over every tile (an access through a NOC window
+ * per tile, ROT_STALL_NS each): the incoming group's l1_cycles would lose
+ * that pass over the card at every rotation while its time ran on, which
+ * scaling cannot correct. So the groups must count as many cycles per ns
+ * they ran next to a pinned event over every tile as next to one over a
+ * single tile. (The window's own accesses cost something either way: under
+ * TCG the groups get 60-90 % of the cycles of their time.)
+ */
+#define ROT_STALL_NS	20000
+#define ROT_MUX_MS	10
+
+/* The fewer l1_cycles per ns run of the two groups, next to @pin_config1's */
+static double rotation_rate(struct __test_metadata *_metadata, const struct card *c,
+			    uint64_t pin_config1)
+{
+	const uint64_t grant[2] = { cfg_counter(TENSIX_BANK_L1, 257, 0),
+				    cfg_counter(TENSIX_BANK_L1, 256, 1) };
+	struct perf_event_attr attr;
+	int pin, lead[2], member[2];
+	struct sp_count cyc[2];
+	double rate = 0;
+
+	sp_attr_init(&attr, &c->d, cfg_cycles(TENSIX_BANK_FPU), pin_config1);
+	attr.pinned = 1;
+	pin = sp_perf_event_open(&attr, -1, c->d.cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	EXPECT_LE(0, pin);
+	for (int k = 0; k < 2; k++) {
+		sp_attr_init(&attr, &c->d, cfg_cycles(TENSIX_BANK_L1), sp_cfg1_unit(0));
+		attr.read_format = SP_FORMAT_TIMES;
+		attr.disabled = 1;
+		lead[k] = sp_perf_event_open(&attr, -1, c->d.cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		EXPECT_LE(0, lead[k]);
+		member[k] = sp_open(&c->d, grant[k], sp_cfg1_unit(0), lead[k], 0);
+		EXPECT_LE(0, member[k]);
+	}
+	EXPECT_EQ(0, sp_debugfs_printf(&c->d, "cfg_delay_ns", "%d", ROT_STALL_NS));
+	for (int k = 0; k < 2; k++)
+		EXPECT_EQ(0, ioctl(lead[k], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP));
+	sp_sleep_ms(30 * ROT_MUX_MS);
+	for (int k = 0; k < 2; k++)
+		EXPECT_EQ(0, ioctl(lead[k], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP));
+	EXPECT_EQ(0, sp_debugfs_printf(&c->d, "cfg_delay_ns", "0"));
+	for (int k = 0; k < 2; k++) {
+		EXPECT_EQ(0, sp_read_times(lead[k], &cyc[k]));
+		close(member[k]);
+		close(lead[k]);
+	}
+	close(pin);
+	for (int k = 0; k < 2; k++) {
+		double r = cyc[k].running ? (double)cyc[k].value / (double)cyc[k].running : 0;
+
+		TH_LOG("pinned event on %s: mux %d: %" PRIu64 " cycles in %" PRIu64 " of %"
+		       PRIu64 " ns: %.3f per ns", pin_config1 ? "one tile" : "every tile", k,
+		       cyc[k].value, cyc[k].running, cyc[k].enabled, r);
+		/* both took turns */
+		EXPECT_LT(cyc[k].running, cyc[k].enabled);
+		if (!k || r < rate)
+			rate = r;
+	}
+	return rate;
+}
+
+TEST_F_TIMEOUT(card, rotation_reads_only_what_it_restarts, 120)
+{
+	const struct card *c = &self->c;
+	double one, all;
+
+	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "workload", "matmul fpu=80"));
+	ASSERT_EQ(0, sp_pmu_write_u64(&c->d, "perf_event_mux_interval_ms", ROT_MUX_MS));
+	one = rotation_rate(_metadata, c, sp_cfg1_unit(0));
+	all = rotation_rate(_metadata, c, 0);
+	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "workload", "off"));
+	EXPECT_LT(0.3, one);
+	/* reading every tile in each window cost 50-90 % (0.05-0.5 per ns) */
+	EXPECT_LT(one * 0.8, all) TH_LOG("%d units: %.3f per ns next to a pinned event on "
+					 "every tile, %.3f next to one on one tile",
+					 c->nunits, all, one);
+}
+
 /* Removing the card under open events: counts freeze, nothing crashes */
 TEST_F(card, remove_card_with_open_events)
 {
