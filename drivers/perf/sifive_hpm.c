@@ -128,6 +128,10 @@ struct hpm_cpu {
  * @filter: the backend can inhibit counting per privilege mode
  * @gen_ok: general events the firmware can count
  * @cache_ok: cache events the firmware can count
+ * @prog_fixed_ok: BIT(SIFIVE_HPM_CTR_CYCLE) and BIT(SIFIVE_HPM_CTR_INSTRET)
+ *	if a programmable counter can count cycles and instructions: for
+ *	those that filter modes or sample, or that find their fixed counter
+ *	taken (a U74's hpmcounters cannot)
  * @cpus: per-CPU state
  * @dead: the device is gone; the PMU waits for its events to close
  * @life: its events, the pin of the module for software events left in its
@@ -151,6 +155,7 @@ struct sifive_hpm {
 	bool filter;
 	DECLARE_BITMAP(gen_ok, SIFIVE_HPM_GEN_MAX);
 	DECLARE_BITMAP(cache_ok, SIFIVE_HPM_CACHE_NR_CODES);
+	unsigned long prog_fixed_ok;
 	struct hpm_cpu __percpu *cpus;
 	bool dead;
 	struct socpmu_life life;
@@ -252,36 +257,69 @@ static int hpm_ev_validate(struct sifive_hpm *hpm, struct perf_event *event)
  * A group may hold sifive_hpm events and software events (see the top of
  * the file), and must fit the counters: one cycles and one instructions
  * event on the fixed counters, everything else (time and software events
- * excepted) on the programmable ones. For an event that joins a group,
- * perf holds the leader's ctx->mutex (perf_hw_context), so the sibling list
- * cannot change under us; a new leader comes without it, and has no siblings.
+ * excepted) on the programmable ones, which must be able to count it (a
+ * U74's cannot count cycles or instructions). For an event that joins a
+ * group, perf holds the leader's ctx->mutex (perf_hw_context), so the
+ * sibling list cannot change under us; a new leader comes without it, and
+ * has no siblings.
  */
 struct hpm_needs {
-	unsigned int cycles, instret, prog;
+	unsigned int on_fixed[SIFIVE_HPM_CTR_INSTRET + 1];	/* could take it */
+	unsigned int off_fixed[SIFIVE_HPM_CTR_INSTRET + 1];	/* cannot: filter, sampling */
+	unsigned int prog;					/* other events */
 };
 
 static void hpm_count_needs(struct hpm_needs *n, struct perf_event *event)
 {
 	int fixed;
 
-	if (event->pmu->task_ctx_nr == perf_sw_context)
+	if (event->pmu->task_ctx_nr == perf_sw_context || hpm_ev_is_time(event))
 		return;
-	fixed = hpm_ev_on_fixed(event);
-	if (fixed == SIFIVE_HPM_CTR_CYCLE)
-		n->cycles++;
-	else if (fixed == SIFIVE_HPM_CTR_INSTRET)
-		n->instret++;
-	else if (!hpm_ev_is_time(event))
+	fixed = hpm_ev_fixed(event);
+	if (fixed < 0)
 		n->prog++;
+	else if (hpm_ev_on_fixed(event) >= 0)
+		n->on_fixed[fixed]++;
+	else
+		n->off_fixed[fixed]++;
 }
 
-static bool hpm_group_valid(struct sifive_hpm *hpm, struct perf_event *event)
+/*
+ * The programmable counters that @n needs, or -1 if they would have to
+ * count cycles or instructions and cannot
+ */
+static int hpm_prog_needed(struct sifive_hpm *hpm, const struct hpm_needs *n)
+{
+	static const int fixed[] = { SIFIVE_HPM_CTR_CYCLE, SIFIVE_HPM_CTR_INSTRET };
+	unsigned int prog = n->prog, i, more;
+
+	for (i = 0; i < ARRAY_SIZE(fixed); i++) {
+		/* a second event of a fixed counter needs a programmable one */
+		more = n->off_fixed[fixed[i]] +
+		       (n->on_fixed[fixed[i]] > 1 ? n->on_fixed[fixed[i]] - 1 : 0);
+		if (more && !(hpm->prog_fixed_ok & BIT(fixed[i])))
+			return -1;
+		prog += more;
+	}
+	return prog;
+}
+
+/*
+ * Can @event, and its group, ever be scheduled? 0, -EOPNOTSUPP for an event
+ * that no counter can take even alone, -EINVAL for a group that does not fit.
+ */
+static int hpm_group_valid(struct sifive_hpm *hpm, struct perf_event *event)
 {
 	struct perf_event *leader = event->group_leader, *sibling;
 	struct hpm_needs n = { };
-	unsigned int prog;
+	int prog;
 
 	hpm_count_needs(&n, event);
+	if (hpm_prog_needed(hpm, &n) < 0) {
+		pr_debug("%s: cycles and instructions that filter modes or sample need a programmable counter, which these harts cannot use for them\n",
+			 hpm->name);
+		return -EOPNOTSUPP;
+	}
 	/*
 	 * A new leader has no siblings, nor a context yet: perf holds the
 	 * leader's context mutex, which for_each_sibling_event() asserts,
@@ -290,25 +328,29 @@ static bool hpm_group_valid(struct sifive_hpm *hpm, struct perf_event *event)
 	if (leader != event) {
 		if (leader->pmu != event->pmu) {
 			pr_debug("%s: group leader of another PMU\n", hpm->name);
-			return false;
+			return -EINVAL;
 		}
 		for_each_sibling_event(sibling, leader)
 			if (sibling->pmu != event->pmu &&
 			    sibling->pmu->task_ctx_nr != perf_sw_context) {
 				pr_debug("%s: group with events of another PMU\n", hpm->name);
-				return false;
+				return -EINVAL;
 			}
 		hpm_count_needs(&n, leader);
 		for_each_sibling_event(sibling, leader)
 			hpm_count_needs(&n, sibling);
 	}
-	/* A second cycles or instructions event needs a programmable counter */
-	prog = n.prog + (n.cycles > 1 ? n.cycles - 1 : 0) + (n.instret > 1 ? n.instret - 1 : 0);
+	prog = hpm_prog_needed(hpm, &n);
+	if (prog < 0) {
+		pr_debug("%s: group has two cycles or two instructions events, and these harts can count them on their fixed counter only\n",
+			 hpm->name);
+		return -EINVAL;
+	}
 	if (prog > bitmap_weight(&hpm->prog_mask, SIFIVE_HPM_MAX_COUNTERS)) {
 		pr_debug("%s: group needs more counters than there are\n", hpm->name);
-		return false;
+		return -EINVAL;
 	}
-	return true;
+	return 0;
 }
 
 static void hpm_event_destroy(struct perf_event *event)
@@ -364,10 +406,9 @@ static int hpm_event_init(struct perf_event *event)
 			hwc->config_base |= SIFIVE_HPM_CFG_FLAG_SET_MINH;
 	}
 	/* With the mode filter known: which counter the event needs */
-	if (!hpm_group_valid(hpm, event)) {
-		ret = -EINVAL;
+	ret = hpm_group_valid(hpm, event);
+	if (ret)
 		goto err;
-	}
 	event->destroy = hpm_event_destroy;
 	return 0;
 
@@ -1046,6 +1087,19 @@ static void hpm_check_events(void *data)
 		if (!hpm_idx_fixed(idx))
 			hpm->ops->stop(hpm->ctx, idx, 1, SIFIVE_HPM_STOP_FLAG_RESET);
 		__set_bit(c, cache ? hpm->cache_ok : hpm->gen_ok);
+	}
+	/* Can a programmable counter count cycles, instructions? */
+	for (code = SIFIVE_HPM_GEN_CPU_CYCLES; code <= SIFIVE_HPM_GEN_INSTRUCTIONS; code++) {
+		idx = hpm->ops->config_matching(hpm->ctx, 0, hpm->prog_mask, 0,
+						SIFIVE_HPM_EVENT_IDX(SIFIVE_HPM_TYPE_GENERAL,
+								     code), 0);
+		if (idx < 0 || hpm_idx_fixed(idx))
+			continue;
+		hpm->ops->stop(hpm->ctx, idx, 1, SIFIVE_HPM_STOP_FLAG_RESET);
+		if (idx < SIFIVE_HPM_MAX_COUNTERS && (hpm->prog_mask & BIT(idx)))
+			hpm->prog_fixed_ok |= BIT(code == SIFIVE_HPM_GEN_CPU_CYCLES ?
+						  SIFIVE_HPM_CTR_CYCLE :
+						  SIFIVE_HPM_CTR_INSTRET);
 	}
 }
 

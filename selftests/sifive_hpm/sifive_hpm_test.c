@@ -1090,6 +1090,19 @@ TEST_F(hpm, impossible_groups)
 		close(fds[--n]);
 	close(leader);
 
+	/*
+	 * With programmable counters free: a second cycles or instructions
+	 * event still needs one that can count it, and the model's (a U74's)
+	 * cannot. It used to be taken, and never counted.
+	 */
+	leader = OPEN_OK(h, -1, 0, CFG_CYCLES, 0, -1, 0);
+	EXPECT_EQ(-EINVAL, hpm_open(h, -1, 0, CFG_CYCLES, 0, leader, 0));
+	fds[n++] = OPEN_OK(h, -1, 0, CFG_INSTR, 0, leader, 0);
+	EXPECT_EQ(-EINVAL, hpm_open(h, -1, 0, CFG_INSTR, 0, leader, 0));
+	while (n)
+		close(fds[--n]);
+	close(leader);
+
 	/* No other PMU in a group: neither as leader nor as member */
 	leader = sp_perf_event_open(&tc, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	ASSERT_LE(0, leader);

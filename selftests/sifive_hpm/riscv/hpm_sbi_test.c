@@ -527,6 +527,43 @@ TEST_F(misc, filtered_cycles_group_needs_programmable_counters)
 		close(fds[--n]);
 }
 
+/*
+ * Two cycles (instructions) events in one group: the second takes a
+ * programmable counter, which OpenSBI under QEMU can use for cycles (a
+ * U74's cannot: sifive_hpm_test's impossible_groups). The group runs all
+ * the time and both count about the same.
+ */
+TEST_F(misc, second_fixed_event_of_a_group_on_programmable_counter)
+{
+	const uint64_t cfg[] = { CFG_CYCLES, CFG_INSTR };
+
+	for (int i = 0; i < 2; i++) {
+		struct sp_count l, m;
+		int lead, member;
+
+		lead = open_ev(self->hpm, cfg[i], 0, -1, -1, false, false);
+		ASSERT_LE(0, lead);
+		member = open_ev(self->hpm, cfg[i], 0, -1, lead, true, false);
+		ASSERT_LE(0, member) TH_LOG("config %llu twice: %s", (unsigned long long)cfg[i],
+					    strerror(-member));
+		ASSERT_EQ(0, ioctl(lead, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP));
+		busy_ns(20000000);
+		ASSERT_EQ(0, ioctl(lead, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP));
+		ASSERT_EQ(0, sp_read_times(lead, &l));
+		ASSERT_EQ(0, sp_read_times(member, &m));
+		TH_LOG("config %llu twice: %llu and %llu, running %llu of %llu ns",
+		       (unsigned long long)cfg[i], (unsigned long long)l.value,
+		       (unsigned long long)m.value, (unsigned long long)m.running,
+		       (unsigned long long)m.enabled);
+		EXPECT_EQ(l.enabled, l.running);
+		EXPECT_EQ(m.enabled, m.running);
+		EXPECT_LT(1000000, m.value);
+		EXPECT_GT(l.value / 100, l.value > m.value ? l.value - m.value : m.value - l.value);
+		close(member);
+		close(lead);
+	}
+}
+
 /* Hotplug: after CPU 1 went offline and came back, events there count again */
 static int set_online(int cpu, int on)
 {
