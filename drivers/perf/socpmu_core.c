@@ -828,12 +828,19 @@ static void socpmu_del(struct perf_event *event, int flags)
 	raw_spin_unlock_irqrestore(&sp->lock, irqflags);
 }
 
+/*
+ * From NMI (a BPF program of a hardware event calling
+ * bpf_perf_event_read_value() on the PMU's CPU) the count is left as the
+ * last update made it, at most one poll period old: the interrupted code
+ * may hold our lock, or a lock of the bus behind the registers (a card's
+ * window), and NMI code must not wait for either.
+ */
 static void socpmu_read(struct perf_event *event)
 {
 	struct socpmu *sp = to_socpmu(event->pmu);
 	unsigned long irqflags;
 
-	if (event->hw.state & PERF_HES_STOPPED)
+	if ((event->hw.state & PERF_HES_STOPPED) || in_nmi())
 		return;
 	raw_spin_lock_irqsave(&sp->lock, irqflags);
 	if (!sp->dead)
