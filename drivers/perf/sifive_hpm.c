@@ -1302,12 +1302,15 @@ static void hpm_freeze_cpu(void *data)
 }
 
 /*
- * CPU hotplug, on the CPU going down: stop its poll timer. The hrtimer core
- * would otherwise move the pinned timer to another CPU, where it is still
- * queued when this CPU comes back, and the next event here would find a
- * timer that is queued but not polling this CPU's counters.
+ * CPU hotplug, once the CPU is dead: stop its poll timer, which the hrtimer
+ * core moved to another CPU. There it would still be queued when this CPU
+ * comes back, and the next event here would find a timer that is queued but
+ * not polling this CPU's counters. Not earlier: until perf has taken the
+ * CPU's events off it (CPUHP_AP_PERF_ONLINE, below the dynamic online
+ * states, so torn down after them), a multiplexing rotation on the CPU can
+ * add an event there again and start the timer.
  */
-static int hpm_cpu_teardown(unsigned int cpu, struct hlist_node *node)
+static int hpm_cpu_dead(unsigned int cpu, struct hlist_node *node)
 {
 	struct sifive_hpm *hpm = hlist_entry_safe(node, struct sifive_hpm, node);
 
@@ -1369,8 +1372,8 @@ static int __init hpm_init(void)
 {
 	int ret;
 
-	ret = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "perf/sifive_hpm:online",
-				      NULL, hpm_cpu_teardown);
+	ret = cpuhp_setup_state_multi(CPUHP_BP_PREPARE_DYN, "perf/sifive_hpm:dead",
+				      NULL, hpm_cpu_dead);
 	if (ret < 0)
 		return ret;
 	hpm_cpuhp_state = ret;
