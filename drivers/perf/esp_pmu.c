@@ -301,6 +301,12 @@ static struct esp_pmu *dev_to_esp(struct device *dev)
 	return to_esp(to_socpmu(dev_get_drvdata(dev)));
 }
 
+/*
+ * The most tiles a device may have: as many as the tiles file can list, each
+ * type name ("empty" the longest) and a separator
+ */
+#define ESP_PMU_MAX_TILES	((PAGE_SIZE - 1) / sizeof("empty"))
+
 /* Each tile's type, in tile order: "cpu mem acc io" */
 static ssize_t tiles_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
@@ -407,6 +413,9 @@ static int esp_pmu_probe(struct platform_device *pdev)
 	    (u64)rows * cols > SOCPMU_CFG1_UNIT_MASK + 1)
 		return dev_err_probe(dev, -EINVAL, "missing or bad esp,rows / esp,cols\n");
 	ntiles = rows * cols;
+	if (ntiles > ESP_PMU_MAX_TILES)
+		return dev_err_probe(dev, -EINVAL, "%u tiles: the tiles file can list %lu\n",
+				     ntiles, ESP_PMU_MAX_TILES);
 	if (socpmu_read_clock(dev, &clock_hz))
 		return dev_err_probe(dev, -EINVAL, "missing clock-frequency\n");
 

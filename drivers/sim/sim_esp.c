@@ -48,8 +48,9 @@
 
 #include "sim.h"
 
-#define ESP_SIM_MAX_DIM		16
+#define ESP_SIM_MAX_DIM		32
 #define ESP_SIM_MAX_TILES	(ESP_SIM_MAX_DIM * ESP_SIM_MAX_DIM)
+#define ESP_SIM_SHOW_TILES	64
 #define ESP_SIM_MAX_MHZ		100000
 #define ESP_SIM_RATE_ONE	1000	/* workload rate of one unit per cycle */
 
@@ -523,9 +524,12 @@ static int esp_sim_cfg_show(const void *data, char *buf, int at)
 	int len;
 
 	len = sysfs_emit_at(buf, at, " rows=%u cols=%u tiles=", cfg->rows, cfg->cols);
-	for (t = 0; t < ntiles; t++)
+	/* The devices file is one page: the first ESP_SIM_SHOW_TILES of a big SoC */
+	for (t = 0; t < min(ntiles, ESP_SIM_SHOW_TILES); t++)
 		len += sysfs_emit_at(buf, at + len, "%s%s", t ? "," : "",
 				     esp_sim_type_names[esp_sim_cfg_type(cfg, t)]);
+	if (ntiles > ESP_SIM_SHOW_TILES)
+		len += sysfs_emit_at(buf, at + len, ",...");
 	return len + sysfs_emit_at(buf, at + len, " clock_mhz=%u", cfg->clock_mhz);
 }
 

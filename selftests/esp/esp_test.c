@@ -1005,10 +1005,46 @@ TEST_F_TIMEOUT(esp, perf_stat, 120)
  * The model's interface
  */
 
+/*
+ * The tiles file lists every tile of the biggest SoC the driver takes (26 x
+ * 26 = 676 tiles, 4 KiB pages), and a bigger one is refused at probe rather
+ * than listed in part (27 x 26 = 702 tiles were taken, their file cut at
+ * about 680).
+ */
+TEST(tiles_file_lists_every_tile)
+{
+	static char buf[8192];
+	struct sp_dev d;
+	char name[SP_NAME_LEN];
+	int ret, n = 0;
+
+	if (geteuid())
+		SKIP(return, "needs root");
+	if (sp_sim_available() || getpagesize() != 4096)
+		SKIP(return, "socpmu_sim not loaded, or pages other than 4 KiB");
+	snprintf(name, sizeof(name), "esp_big_%d", getpid());
+	ret = sp_dev_create(&d, "esp", name, "rows=26 cols=26", "esp_");
+	EXPECT_EQ(0, ret) TH_LOG("26 x 26: %s", strerror(-ret));
+	if (!ret) {
+		ret = sp_pmu_read(&d, "tiles", buf, sizeof(buf));
+		ASSERT_LT(0, ret);
+		for (char *tok = strtok(buf, " \n"); tok; tok = strtok(NULL, " \n"))
+			n++;
+		EXPECT_EQ(676, n);
+	}
+	if (d.alive)
+		EXPECT_EQ(0, sp_dev_delete(&d));
+	snprintf(name, sizeof(name), "esp_big2_%d", getpid());
+	ret = sp_dev_create(&d, "esp", name, "rows=27 cols=26", "esp_");
+	EXPECT_NE(0, ret) TH_LOG("27 x 26 tiles taken");
+	if (d.alive)
+		EXPECT_EQ(0, sp_dev_delete(&d));
+}
+
 TEST_F(esp, sim_interface)
 {
 	static const char *const bad_devices[] = {
-		"esp rows=0", "esp cols=17", "esp rows=2 cols=2 tiles=cpu,mem,acc",
+		"esp rows=0", "esp cols=33", "esp rows=2 cols=2 tiles=cpu,mem,acc",
 		"esp tiles=cpu,mem,acc,gpu", "esp rows=1 cols=1 tiles=cpu,mem",
 		"esp clock_mhz=0", "esp clock_mhz=100001", "esp flavour=vanilla",
 	};
