@@ -335,9 +335,14 @@ static const struct regmap_config pulp_csr_config = {
 	.disable_locking = true,
 };
 
+/*
+ * Only on a uniprocessor kernel: with more harts, probe would program the
+ * CSRs of the hart it runs on, and perf would move the PMU's events to
+ * another hart (whose CSRs these are not) when its CPU goes offline.
+ */
 static struct regmap *pulp_local_regmap(struct device *dev, unsigned int nr_cores)
 {
-	if (nr_cores != 1)
+	if (nr_cores != 1 || num_possible_cpus() != 1)
 		return ERR_PTR(-EINVAL);
 	return devm_regmap_init(dev, NULL, NULL, &pulp_csr_config);
 }
