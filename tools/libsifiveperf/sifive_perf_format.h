@@ -198,7 +198,8 @@ struct spf_dec_stats {
 	uint64_t truncated;	/* records cut short (a new header, the end, a loss) */
 };
 
-#define SPF_DEC_MAX_KEYS	16
+/* A state for every SRC value: SRC fields are at most 8 bits (Nexus) */
+#define SPF_DEC_MAX_KEYS	256
 
 struct spf_key_state;
 

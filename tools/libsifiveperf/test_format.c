@@ -426,8 +426,11 @@ static void test_streams_and_cuts(void)
 	spf_nx_free(&k.nx);
 }
 
-/* Two harts writing into one funnel sink at once: split by SRC */
-static void test_by_src(void)
+/*
+ * Two harts writing into one funnel sink at once, with SRC @src[0] and
+ * @src[1] of @srcbits: split by SRC
+ */
+static void by_src_case(unsigned int srcbits, const unsigned int src[2])
 {
 	struct sifive_itc_write w[2][SPF_HEADER_MAX_WRITES + SPF_RECORD_MAX_WRITES];
 	unsigned int n[2], pos[2], i, s, done;
@@ -442,9 +445,9 @@ static void test_by_src(void)
 	memset(st, 0, sizeof(st));
 	make_defs(defs, &mask, 40);
 	spf_enc_cfg_init(&cfg, CHANNEL, SPF_COUNT_XOR, mask, defs);
-	sink_init(&k, 1);
-	sink_sync(&k, 0);
-	sink_sync(&k, 1);
+	sink_init(&k, srcbits);
+	sink_sync(&k, src[0]);
+	sink_sync(&k, src[1]);
 	for (s = 0; s < 2; s++) {
 		n[s] = spf_enc_header(&cfg, &st[s], w[s]);
 		pos[s] = 0;
@@ -465,7 +468,7 @@ static void test_by_src(void)
 				pos[s] = 0;
 				count[s]++;
 			}
-			sink_writes(&k, s, &w[s][pos[s]++], 1);
+			sink_writes(&k, src[s], &w[s][pos[s]++], 1);
 		}
 	}
 	decode(&k, true);
@@ -476,7 +479,7 @@ static void test_by_src(void)
 		for (i = 0; i < got.nrec && i < MAX_RECS; i++) {
 			const struct spf_record *g = &got.rec[i];
 
-			if (g->src != s)
+			if (g->src != src[s])
 				continue;
 			CHECK(g->addr[0] == 0x10000 * (s + 1) + seen * 4);
 			CHECK(g->value[4] == (seen + 1) * (1000 * (s + 1) + 4));
@@ -488,6 +491,13 @@ static void test_by_src(void)
 	decode(&k, false);
 	CHECK(got.errors > 0);
 	spf_nx_free(&k.nx);
+}
+
+/* SRC 0 and 1; and 1 and 17 of 5 bits, which used to share a state (SRC % 16) */
+static void test_by_src(void)
+{
+	by_src_case(1, (const unsigned int[]){ 0, 1 });
+	by_src_case(5, (const unsigned int[]){ 1, 17 });
 }
 
 /* The SRC width is found from the data */
