@@ -461,6 +461,44 @@ TEST_F(spf, buffer_full)
 	spt_decoded_free(&d);
 }
 
+/*
+ * The kernel's AUX records (one at every switch out of a thread that
+ * traced something) go to the trace event's 8-page data ring, which the
+ * library read only in perfWriteTrace(). A run with thousands of switches
+ * overflowed it, and the record of the final stop on wrap (TRUNCATED) was
+ * lost with the rest: the library then said nothing of a trace that ended
+ * early. Each record here is followed by a sleep, then records fill the
+ * buffer.
+ */
+TEST_F(spf, buffer_full_after_many_switches)
+{
+	perfEvent ev[] = { CYCLES };
+	struct perfStats st = { 0 };
+	unsigned int i, n = 0;
+
+	ASSERT_EQ(0, perfInit(1, 1));
+	ASSERT_EQ(0, perfManualInit(ev, 1, SPT_CHANNEL, perfCount_Delta, 128 * 1024));
+	ASSERT_EQ(0, perfTraceOn());
+	for (i = 0; i < 2500; i++, n++) {
+		perfWriteCntrs();
+		usleep(1);
+	}
+	ASSERT_EQ(0, perfGetStats(&st));
+	ASSERT_EQ(0u, st.dropped) TH_LOG("the buffer filled up during the switches");
+	while (!st.dropped && n < 200000) {
+		for (i = 0; i < 1000; i++, n++)
+			perfWriteCntrs();
+		ASSERT_EQ(0, perfGetStats(&st));
+	}
+	ASSERT_EQ(0, perfWriteTrace(self->file));
+	ASSERT_EQ(0, perfGetStats(&st));
+	TH_LOG("%u records: %llu stored, %llu not, AUX flags %#x", n,
+	       (unsigned long long)st.records, (unsigned long long)st.dropped, st.aux_flags);
+	EXPECT_EQ(n, st.records + st.dropped);
+	EXPECT_LT(0u, st.dropped);
+	EXPECT_NE(0u, st.aux_flags & PERF_AUX_FLAG_TRUNCATED);
+}
+
 /* ---- one system call per record, and the same trace as the two-call path ---- */
 
 #define NCMP		60	/* records of each kind, compared */

@@ -54,6 +54,7 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -110,7 +111,8 @@ struct spf_slot {
 	struct spf_enc_state enc;
 	/* statistics: written by the owner, read by anyone */
 	atomic_uint_fast64_t records, headers, dropped, errors, syscalls;
-	uint32_t aux_flags;		/* under g.lock */
+	atomic_uint aux_flags;		/* PERF_RECORD_AUX flags read from the data ring */
+	atomic_flag scanning;		/* someone reads the data ring: scan_data() */
 	uint64_t unstored;		/* under g.lock: see count_unstored() */
 };
 
@@ -595,6 +597,8 @@ static int itc_record(struct spf_slot *s, struct sifive_itc_write *w, unsigned i
  * Write one record of the calling thread (with a header first if it has
  * not written one since the last perfTraceOn()). Async-signal-safe.
  */
+static void scan_data_if_half(struct spf_slot *s);
+
 static int slot_record(struct spf_slot *s, unsigned int type, uint64_t addr, uint64_t addr2)
 {
 	struct sifive_itc_write w[SPF_HEADER_MAX_WRITES + SPF_RECORD_MAX_WRITES];
@@ -647,6 +651,7 @@ written:
 	} else {
 		stat_inc(&s->records, 1);
 	}
+	scan_data_if_half(s);
 out:
 	s->busy = 0;
 	return ret;
@@ -1154,13 +1159,23 @@ __attribute__((no_instrument_function)) SPF_API void __cyg_profile_func_exit(voi
 
 /* ---- writing the trace out ---- */
 
-/* The PERF_RECORD_AUX flags and lost records in the data ring */
-static void scan_data(struct spf_slot *s)
+/*
+ * Read the PERF_RECORD_AUX flags in the data ring, which is then empty
+ * again. The owner thread does it as the ring fills (scan_data_if_half()),
+ * perfWriteTrace() at the end; one at a time (@s->scanning; a timer signal
+ * in the owner's scan, or perfWriteTrace() in another thread's, skips).
+ * Returns false when someone else was reading it.
+ */
+static bool scan_data(struct spf_slot *s)
 {
 	struct perf_event_mmap_page *pc = s->pc;
 	const uint8_t *data = (const uint8_t *)pc + pc->data_offset;
-	uint64_t head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
-	uint64_t pos = pc->data_tail, size = pc->data_size;
+	uint64_t head, pos, size = pc->data_size;
+
+	if (atomic_flag_test_and_set(&s->scanning))
+		return false;
+	head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
+	pos = pc->data_tail;
 
 	while (pos + sizeof(struct perf_event_header) <= head) {
 		struct perf_event_header h;
@@ -1177,11 +1192,28 @@ static void scan_data(struct spf_slot *s)
 			for (i = 0; i < sizeof(h) + 24 && i < sizeof(rec); i++)
 				rec[i] = data[(pos + i) % size];
 			memcpy(&flags, rec + sizeof(h) + 16, sizeof(flags));
-			s->aux_flags |= (uint32_t)flags;
+			atomic_fetch_or(&s->aux_flags, (uint32_t)flags);
 		}
 		pos += h.size;
 	}
 	__atomic_store_n(&pc->data_tail, pos, __ATOMIC_RELEASE);
+	atomic_flag_clear(&s->scanning);
+	return true;
+}
+
+/*
+ * After a record: read the data ring once it is half full. Each switch out
+ * of a thread that traced something adds an AUX record, and a full ring
+ * loses the next ones, with their flags (the final TRUNCATED among them).
+ * Two loads per record otherwise.
+ */
+static void scan_data_if_half(struct spf_slot *s)
+{
+	struct perf_event_mmap_page *pc = s->pc;
+
+	if (pc && __atomic_load_n(&pc->data_head, __ATOMIC_RELAXED) - pc->data_tail >
+	    pc->data_size / 2)
+		scan_data(s);
 }
 
 /*
@@ -1200,7 +1232,7 @@ static void count_unstored(struct spf_slot *s, uint64_t len)
 	unsigned int srcbits;
 
 	if (!stat_get(&s->dropped) &&
-	    !(s->aux_flags & (PERF_AUX_FLAG_TRUNCATED | PERF_AUX_FLAG_PARTIAL)))
+	    !(atomic_load(&s->aux_flags) & (PERF_AUX_FLAG_TRUNCATED | PERF_AUX_FLAG_PARTIAL)))
 		return;
 	srcbits = spf_guess_srcbits(s->aux, len, g.enc.channel);
 	if (spf_decode_buffer(s->aux, len, srcbits, g.enc.channel, false, NULL, NULL, &res))
@@ -1255,7 +1287,8 @@ SPF_API int perfWriteTrace(char *file)
 		/* Stopping the event drains the hart's sink into the buffer */
 		ioctl(s->trace_fd, PERF_EVENT_IOC_DISABLE, 0);
 		head = __atomic_load_n(&s->pc->aux_head, __ATOMIC_ACQUIRE);
-		scan_data(s);
+		while (!scan_data(s))
+			sched_yield();	/* the owner thread is reading it */
 		if (head > s->aux_size)
 			head = s->aux_size;	/* never: the buffer is not overwritten */
 		if (write_all(fd, s->aux, head)) {
@@ -1265,7 +1298,7 @@ SPF_API int perfWriteTrace(char *file)
 		count_unstored(s, head);
 		ioctl(s->trace_fd, PERF_EVENT_IOC_ENABLE, 0);
 		total += head;
-		flags |= s->aux_flags;
+		flags |= atomic_load(&s->aux_flags);
 		stored += stat_get(&s->records) - s->unstored;
 		dropped += stat_get(&s->dropped) + s->unstored;
 	}
@@ -1308,7 +1341,7 @@ SPF_API int perfGetStats(struct perfStats *st)
 		st->errors += stat_get(&s->errors);
 		st->syscalls += stat_get(&s->syscalls);
 		st->clipped += s->enc.clipped;
-		st->aux_flags |= s->aux_flags;
+		st->aux_flags |= atomic_load(&s->aux_flags);
 	}
 	st->bytes = g.bytes;
 	pthread_mutex_unlock(&g.lock);
