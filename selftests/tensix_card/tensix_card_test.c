@@ -647,10 +647,11 @@ TEST_F_TIMEOUT(card, group_one_window, 120)
  * scaling cannot correct. So the groups must count as many cycles per ns
  * they ran next to a pinned event over every tile as next to one over a
  * single tile. (The window's own accesses cost something either way: under
- * TCG the groups get 60-90 % of the cycles of their time.)
+ * TCG the groups got 45-85 % of the cycles of their time, less with the
+ * host busy.) A pass over a card's tiles now costs more than a turn.
  */
-#define ROT_STALL_NS	20000
-#define ROT_MUX_MS	10
+#define ROT_STALL_NS	50000
+#define ROT_MUX_MS	20
 
 /* The fewer l1_cycles per ns run of the two groups, next to @pin_config1's */
 static double rotation_rate(struct __test_metadata *_metadata, const struct card *c,
@@ -679,7 +680,7 @@ static double rotation_rate(struct __test_metadata *_metadata, const struct card
 	EXPECT_EQ(0, sp_debugfs_printf(&c->d, "cfg_delay_ns", "%d", ROT_STALL_NS));
 	for (int k = 0; k < 2; k++)
 		EXPECT_EQ(0, ioctl(lead[k], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP));
-	sp_sleep_ms(30 * ROT_MUX_MS);
+	sp_sleep_ms(15 * ROT_MUX_MS);
 	for (int k = 0; k < 2; k++)
 		EXPECT_EQ(0, ioctl(lead[k], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP));
 	EXPECT_EQ(0, sp_debugfs_printf(&c->d, "cfg_delay_ns", "0"));
@@ -714,8 +715,8 @@ TEST_F_TIMEOUT(card, rotation_reads_only_what_it_restarts, 120)
 	all = rotation_rate(_metadata, c, 0);
 	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "workload", "off"));
 	EXPECT_LT(0.3, one);
-	/* reading every tile in each window cost 50-90 % (0.05-0.5 per ns) */
-	EXPECT_LT(one * 0.8, all) TH_LOG("%d units: %.3f per ns next to a pinned event on "
+	/* reading every tile in each window cost 50-95 % (0.03-0.35 per ns) */
+	EXPECT_LT(one * 0.6, all) TH_LOG("%d units: %.3f per ns next to a pinned event on "
 					 "every tile, %.3f next to one on one tile",
 					 c->nunits, all, one);
 }

@@ -224,18 +224,21 @@ TEST_F(sample, riscv_pmu_sbi_counts_through_our_overflows)
 	clock = sp_perf_event_open(&tc, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	ASSERT_LE(0, clock);
 	alone = rate_while_busy(fs, clock, 100000000);
-	fh = open_sampling(self->hpm, SIFIVE_HPM_GEN_CPU_CYCLES, 1000000);
+	fh = open_sampling(self->hpm, SIFIVE_HPM_GEN_CPU_CYCLES, 10000000);
 	ASSERT_LE(0, fh) TH_LOG("sifive_hpm cycles sampling: %s", strerror(-fh));
 	ASSERT_EQ(0, ring_map(&rh, fh));
 	ASSERT_EQ(0, ioctl(fh, PERF_EVENT_IOC_ENABLE, 0));
-	next_to_ours = rate_while_busy(fs, clock, 200000000);
+	next_to_ours = rate_while_busy(fs, clock, 300000000);
 	ASSERT_EQ(0, ioctl(fh, PERF_EVENT_IOC_DISABLE, 0));
-	nh = ring_samples(&rh, 1000000, &bad);
+	nh = ring_samples(&rh, 10000000, &bad);
 	TH_LOG("riscv_pmu_sbi instructions per ns: %.3f alone, %.3f next to %d sifive_hpm "
 	       "cycles samples (%d bad)", alone, next_to_ours, nh, bad);
 	EXPECT_LT(0.0, alone);
-	/* hundreds of our overflows, each of which stopped its counter */
-	EXPECT_LT(100, nh);
+	/*
+	 * tens of our overflows, each of which stopped its counter (a shorter
+	 * period got throttled on a loaded host: perf lowers its sample rate)
+	 */
+	EXPECT_LT(10, nh);
 	EXPECT_LT(alone * 0.7, next_to_ours);
 	munmap(rh.base, rh.size);
 	close(fh);
