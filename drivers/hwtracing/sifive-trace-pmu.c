@@ -94,6 +94,8 @@ struct st_aux {
  * @dma: bus address of the direct window
  * @dma_len: its size
  * @dma_va: its kernel address
+ * @commit: drains and commits the record on this CPU when other harts'
+ *	drains have filled it (st_route())
  */
 struct st_cpu {
 	struct perf_output_handle handle;
@@ -110,6 +112,7 @@ struct st_cpu {
 	dma_addr_t dma;
 	size_t dma_len;
 	u8 *dma_va;
+	call_single_data_t commit;
 };
 
 static DEFINE_PER_CPU(struct st_cpu, st_cpu);
@@ -125,12 +128,13 @@ enum {
 	ST_STAT_NOT_READY,	/* ITC stores lost: register never ready */
 	ST_STAT_STUCK,		/* drains in which a block did not drain in ST_EMPTY_POLLS */
 	ST_STAT_LEFT,		/* bytes left in a sink: beyond a drain's bound or the AUX room */
+	ST_STAT_COMMITS,	/* records committed on their CPU, filled by other harts' drains */
 	ST_NR_STATS
 };
 
 static const char *const st_stat_names[ST_NR_STATS] = {
 	"records", "direct_bytes", "copied_bytes", "routed_bytes", "drains", "not_ready",
-	"stuck", "left_bytes",
+	"stuck", "left_bytes", "routed_commits",
 };
 
 static atomic64_t st_stats[ST_NR_STATS];
@@ -456,8 +460,28 @@ static unsigned int st_msg_src(const u8 *msg, unsigned int srcbits)
  * A message of another hart behind the funnel goes straight into that
  * hart's open AUX record (its st_cpu only changes under the funnel lock,
  * which is held). Without a started event there, or without room, it is
- * dropped and the record says so.
+ * dropped and the record says so. Only that hart's CPU can commit the
+ * record (perf's AUX handle is its CPU's): once the record is half full,
+ * or the message found no room, that CPU is asked to (st_ask_commit()), so
+ * that a hart that is quiet while others trace does not run out of room
+ * its consumer could have made.
  */
+static void st_commit_fn(void *info);
+
+/*
+ * Ask @cpu, whose hart's record @o holds trace routed there, to drain and
+ * commit it (an IPI; nothing if it is already asked, or in overwrite mode,
+ * where the record is written out at the end). The request cannot outlive
+ * the event: perf removes an event with a call on its CPU, which runs after
+ * this one.
+ */
+static void st_ask_commit(struct st_cpu *o, unsigned int cpu)
+{
+	if (st_aux_of(o)->overwrite || cpu == smp_processor_id())
+		return;
+	smp_call_function_single_async(cpu, &o->commit);
+}
+
 static void st_route(struct st_funnel *fun, unsigned int src, const u8 *msg, size_t len)
 {
 	struct st_te *te;
@@ -483,10 +507,14 @@ static void st_route(struct st_funnel *fun, unsigned int src, const u8 *msg, siz
 		o->flags |= o->stop_on_wrap ? PERF_AUX_FLAG_TRUNCATED : PERF_AUX_FLAG_PARTIAL;
 		o->full = o->stop_on_wrap;
 		st_stat(ST_STAT_LEFT, len);
+		if (!o->full)
+			st_ask_commit(o, te->cpu);
 		return;
 	}
 	st_aux_put(o, msg, len);
 	st_stat(ST_STAT_ROUTED, len);
+	if (o->out * 2 >= o->handle.size)
+		st_ask_commit(o, te->cpu);
 }
 
 /* Every hart tracing into the funnel: its next record has a gap */
@@ -669,6 +697,29 @@ static void st_drain(struct st_cpu *c, bool final)
 	if (!te->funnel)
 		st_private_window(c, te);
 	st_te_resume(te);
+}
+
+/*
+ * On the CPU of a hart whose record other harts' drains filled (st_route()):
+ * drain it as the hart's own drain would, which commits the record, opens
+ * the next one with the room its consumer has made, and restarts the TE so
+ * that the next record starts with a sync message. The hart may have
+ * stopped, or its event gone, since it was asked.
+ */
+static void st_commit_fn(void *info)
+{
+	struct st_cpu *c = info;
+	struct st_te *te = c->te;
+	unsigned long irqflags;
+
+	if (!te || !te->funnel)
+		return;
+	raw_spin_lock_irqsave(st_te_lock(te), irqflags);
+	if (c->started && c->te == te && !st_aux_of(c)->overwrite) {
+		st_stat(ST_STAT_COMMITS, 1);
+		st_drain(c, false);
+	}
+	raw_spin_unlock_irqrestore(st_te_lock(te), irqflags);
 }
 
 /*
@@ -1132,8 +1183,15 @@ DEFINE_SHOW_ATTRIBUTE(st_stats);
 
 int st_pmu_init(void)
 {
-	int ret = perf_pmu_register(&st_pmu, "sifive_trace", -1);
+	unsigned int cpu;
+	int ret;
 
+	for_each_possible_cpu(cpu) {
+		struct st_cpu *c = per_cpu_ptr(&st_cpu, cpu);
+
+		INIT_CSD(&c->commit, st_commit_fn, c);
+	}
+	ret = perf_pmu_register(&st_pmu, "sifive_trace", -1);
 	if (ret)
 		return ret;
 	st_debugfs = debugfs_create_dir("sifive_trace", NULL);

@@ -471,6 +471,119 @@ TEST_F(trace, funnel_two_harts_sba)
 }
 
 /*
+ * A quiet hart behind the funnel: hart 1 never stores through the driver
+ * (the model's debugfs "itc" stores for it), so it never drains, while
+ * hart 0's drains (its event disabled and enabled again) route hart 1's
+ * messages into hart 1's open AUX record. Only CPU 1 can commit that
+ * record; a consumer that takes what is committed must get every one of
+ * hart 1's stores through a 2-page buffer, several times over. The record
+ * used to wait for a drain of hart 1's own, and ran out of room (PARTIAL)
+ * while its consumer had nothing to take. The two take turns (a barrier):
+ * a model store from CPU 1 must not fall inside a drain, which the driver
+ * ensures for real stores, and each drain leaves the funnel empty for
+ * hart 1's next batch.
+ */
+#define QUIET_ROUNDS	100u
+#define QUIET_BATCH	32u
+#define QUIET_STORES	(QUIET_ROUNDS * QUIET_BATCH)	/* 3200 */
+
+struct quiet {
+	struct sp_dev *dev;
+	pthread_barrier_t turn;
+	const struct sifive_itc_write *w;
+	int ret;
+};
+
+/* Hart 1's stores, made by the model on CPU 1 in hart 0's gaps */
+static void *quiet_hart(void *arg)
+{
+	struct quiet *q = arg;
+	unsigned int r;
+	int fd;
+
+	q->ret = pin_cpu(1);
+	fd = sp_debugfs_open(q->dev, "itc");
+	if (!q->ret && fd < 0)
+		q->ret = fd;
+	for (r = 0; r < QUIET_ROUNDS; r++) {
+		for (unsigned int i = r * QUIET_BATCH; !q->ret && i < (r + 1) * QUIET_BATCH; i++)
+			q->ret = sp_fd_printf(fd, "1 %u %u %u", q->w[i].channel, q->w[i].width,
+					      q->w[i].value);
+		pthread_barrier_wait(&q->turn);		/* hart 0's turn */
+		pthread_barrier_wait(&q->turn);
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+TEST_F(trace, funnel_quiet_hart_committed)
+{
+	static struct sifive_itc_write w1[QUIET_STORES];
+	static uint8_t got[1 << 20];
+	struct decoded d = { .m = msgs, .max = MAX_MSGS };
+	long long commits = drv_stat("routed_commits"), left = drv_stat("left_bytes");
+	unsigned int srcbits = 0, i, k = 0;
+	struct quiet q = { .dev = &self->dev, .w = w1 };
+	size_t len = 0, n;
+	struct nexus_stats st;
+	struct trace t[2];
+	pthread_t th;
+	int cpus[64];
+	uint64_t flags;
+
+	CREATE("harts=2 funnel=1 sram=2048 sba=0", 2);
+	ASSERT_EQ(2, st_encoders(cpus, 64, &srcbits));
+	itc_sequence(w1, QUIET_STORES, 4);
+	OPEN(&t[0], CFG_SRAM | CFG_TIMESTAMP, 0, -1, 0, 64, false);
+	OPEN(&t[1], CFG_SRAM | CFG_TIMESTAMP, 0, -1, 1, 2, false);
+	ASSERT_EQ(0, pin_cpu(0));
+	for (int h = 0; h < 2; h++)
+		ASSERT_EQ(0, trace_enable(&t[h]));
+	ASSERT_EQ(0, pthread_barrier_init(&q.turn, NULL, 2));
+	ASSERT_EQ(0, pthread_create(&th, NULL, quiet_hart, &q));
+	for (unsigned int r = 0; r < QUIET_ROUNDS; r++) {
+		pthread_barrier_wait(&q.turn);		/* hart 1 stored its batch */
+		EXPECT_EQ(0, trace_disable(&t[0]));
+		EXPECT_EQ(0, trace_enable(&t[0]));
+		/* the consumers: what hart 0 keeps does not matter here */
+		trace_aux_take(&t[0], auxbuf, sizeof(auxbuf));
+		n = trace_aux_take(&t[1], got + len, sizeof(got) - len);
+		len += n;
+		k += n > 0;
+		pthread_barrier_wait(&q.turn);
+	}
+	pthread_join(th, NULL);
+	pthread_barrier_destroy(&q.turn);
+	ASSERT_EQ(0, q.ret) TH_LOG("hart 1's stores: %s", strerror(-q.ret));
+	for (int h = 0; h < 2; h++)
+		ASSERT_EQ(0, trace_disable(&t[h]));
+	len += trace_aux_take(&t[1], got + len, sizeof(got) - len);
+	ASSERT_GT(sizeof(got), len);
+	flags = trace_aux_flags(&t[1]);
+	TH_LOG("hart 1: %zu bytes in a %zu-byte buffer, taken %u times while tracing, "
+	       "%lld commits on its CPU, %lld bytes left, AUX flags %#llx", len, t[1].aux_size,
+	       k, drv_stat("routed_commits") - commits, drv_stat("left_bytes") - left,
+	       (unsigned long long)flags);
+	EXPECT_EQ(0, flags);
+	EXPECT_EQ(0, drv_stat("left_bytes") - left);
+	EXPECT_EQ(0, sim_stat(&self->dev, "wraps"));
+	EXPECT_LT(t[1].aux_size * 2, len);
+	ASSERT_EQ(0, decode(got, len, srcbits, false, &d, &st));
+	EXPECT_EQ(0, st.invalid);
+	for (i = 0, n = 0; i < d.n; i++) {
+		if (d.m[i].tcode != NEXUS_TCODE_DATA_ACQUISITION)
+			continue;
+		EXPECT_EQ(1, d.m[i].src);
+		if (n < QUIET_STORES && dq_matches(&d.m[i], &w1[n]))
+			n++;
+	}
+	EXPECT_EQ(QUIET_STORES, n);
+	trace_close(&t[0]);
+	trace_close(&t[1]);
+}
+
+/*
  * Bounded stops (issue 15): a stop runs with interrupts off, so it must do
  * a fixed amount of work whatever the hardware does. The simulator counts
  * the driver's register reads; ST_EMPTY_POLLS (64) control reads for every
