@@ -651,9 +651,10 @@ written:
 	} else {
 		stat_inc(&s->records, 1);
 	}
-	scan_data_if_half(s);
 out:
 	s->busy = 0;
+	/* not busy: a timer signal meanwhile records, and skips the scan */
+	scan_data_if_half(s);
 	return ret;
 }
 
