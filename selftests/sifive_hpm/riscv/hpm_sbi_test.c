@@ -538,27 +538,37 @@ TEST_F(misc, second_fixed_event_of_a_group_on_programmable_counter)
 	const uint64_t cfg[] = { CFG_CYCLES, CFG_INSTR };
 
 	for (int i = 0; i < 2; i++) {
-		struct sp_count l, m;
+		struct sp_count l = { 0 }, m = { 0 };
 		int lead, member;
+		uint64_t diff = UINT64_MAX;
 
 		lead = open_ev(self->hpm, cfg[i], 0, -1, -1, false, false);
 		ASSERT_LE(0, lead);
 		member = open_ev(self->hpm, cfg[i], 0, -1, lead, true, false);
 		ASSERT_LE(0, member) TH_LOG("config %llu twice: %s", (unsigned long long)cfg[i],
 					    strerror(-member));
-		ASSERT_EQ(0, ioctl(lead, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP));
-		busy_ns(20000000);
-		ASSERT_EQ(0, ioctl(lead, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP));
-		ASSERT_EQ(0, sp_read_times(lead, &l));
-		ASSERT_EQ(0, sp_read_times(member, &m));
-		TH_LOG("config %llu twice: %llu and %llu, running %llu of %llu ns",
-		       (unsigned long long)cfg[i], (unsigned long long)l.value,
-		       (unsigned long long)m.value, (unsigned long long)m.running,
-		       (unsigned long long)m.enabled);
-		EXPECT_EQ(l.enabled, l.running);
-		EXPECT_EQ(m.enabled, m.running);
-		EXPECT_LT(1000000, m.value);
-		EXPECT_GT(l.value / 100, l.value > m.value ? l.value - m.value : m.value - l.value);
+		/*
+		 * The two counters start and stop a few SBI calls apart: a host
+		 * that stalls the hart in between skews one try (QEMU's cycles
+		 * follow the host clock), so a few tries, as same_window_agree
+		 */
+		for (int try = 0; try < SAME_WINDOW_TRIES && diff > l.value / 100; try++) {
+			ASSERT_EQ(0, ioctl(lead, PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP));
+			ASSERT_EQ(0, ioctl(lead, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP));
+			busy_ns(20000000);
+			ASSERT_EQ(0, ioctl(lead, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP));
+			ASSERT_EQ(0, sp_read_times(lead, &l));
+			ASSERT_EQ(0, sp_read_times(member, &m));
+			TH_LOG("config %llu twice, try %d: %llu and %llu, running %llu of %llu ns",
+			       (unsigned long long)cfg[i], try, (unsigned long long)l.value,
+			       (unsigned long long)m.value, (unsigned long long)m.running,
+			       (unsigned long long)m.enabled);
+			EXPECT_EQ(l.enabled, l.running);
+			EXPECT_EQ(m.enabled, m.running);
+			EXPECT_LT(1000000, m.value);
+			diff = l.value > m.value ? l.value - m.value : m.value - l.value;
+		}
+		EXPECT_GE(l.value / 100, diff);
 		close(member);
 		close(lead);
 	}
