@@ -140,6 +140,85 @@ TEST_F(spf, errors)
 	EXPECT_NE(0, perfWriteTrace("/nonexistent/dir/trace.rtd"));
 }
 
+/* How often @needle is in @buf */
+static int count_str(const char *buf, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = buf; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* stderr into @path until stderr_restore() */
+static int stderr_to(const char *path)
+{
+	int saved, fd;
+
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (saved < 0 || fd < 0 || dup2(fd, 2) < 0)
+		return -1;
+	close(fd);
+	return saved;
+}
+
+static void stderr_restore(int saved)
+{
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+}
+
+/*
+ * Every failure is also described on stderr (sifive_linux_perf.h): the
+ * calls before the library is set up (perfWriteCntrs() said nothing, and
+ * says it once however often it is called), perfGetStats(NULL), and records
+ * that could not be written, which perfWriteTrace() sums up with the errno
+ * of the last (nothing told of them before): here the trace device is
+ * deleted under the running trace.
+ */
+TEST_F(spf, failures_described)
+{
+	perfEvent ev[] = { CYCLES };
+	char log[96], buf[4096];
+	int saved, fails = 0;
+
+	snprintf(log, sizeof(log), "/tmp/spf_stderr_%d", getpid());
+	unsetenv("SIFIVE_PERF_QUIET");
+	saved = stderr_to(log);
+	ASSERT_LE(0, saved);
+	EXPECT_NE(0, perfWriteCntrs());
+	EXPECT_NE(0, perfWriteCntrs());
+	EXPECT_NE(0, perfGetStats(NULL));
+	stderr_restore(saved);
+	ASSERT_LT(0, sp_read_file(log, buf, sizeof(buf)));
+	EXPECT_EQ(1, count_str(buf, "perfWriteCntrs(): the library is not initialised"))
+		TH_LOG("stderr: %s", buf);
+	EXPECT_EQ(1, count_str(buf, "perfGetStats(): no struct perfStats"));
+
+	ASSERT_EQ(0, perfInit(1, 1));
+	ASSERT_EQ(0, perfManualInit(ev, 1, SPT_CHANNEL, perfCount_Delta, 64 * 1024));
+	ASSERT_EQ(0, perfTraceOn());
+	for (int i = 0; i < 10; i++)
+		EXPECT_EQ(0, perfWriteCntrs());
+	ASSERT_EQ(0, sp_sim_del_device(self->dev.trace));
+	self->dev.trace_alive = false;
+	for (int i = 0; i < 5; i++)
+		fails += perfWriteCntrs() != 0;
+	EXPECT_EQ(5, fails);
+	saved = stderr_to(log);
+	ASSERT_LE(0, saved);
+	perfWriteTrace(self->file);
+	stderr_restore(saved);
+	setenv("SIFIVE_PERF_QUIET", "1", 1);
+	ASSERT_LT(0, sp_read_file(log, buf, sizeof(buf)));
+	EXPECT_EQ(1, count_str(buf, "5 record(s) could not be written (the last: "))
+		TH_LOG("stderr: %s", buf);
+	unlink(log);
+}
+
 #define NMANUAL	40
 
 __attribute__((noinline)) static int manual_site(void)

@@ -111,6 +111,7 @@ struct spf_slot {
 	struct spf_enc_state enc;
 	/* statistics: written by the owner, read by anyone */
 	atomic_uint_fast64_t records, headers, dropped, errors, syscalls;
+	atomic_int last_err;		/* errno of the last record that failed */
 	atomic_uint aux_flags;		/* PERF_RECORD_AUX flags read from the data ring */
 	atomic_flag scanning;		/* someone reads the data ring: scan_data() */
 	uint64_t unstored;		/* under g.lock: see count_unstored() */
@@ -416,6 +417,7 @@ static int read_counters(struct spf_slot *s, uint64_t *vals)
 	if (!s->nctr_fd)
 		return 0;
 	stat_inc(&s->syscalls, 1);
+	errno = EIO;	/* for a short read */
 	if (read(s->ctr_fd[0], buf, want) != (ssize_t)want || buf[0] != s->nctr_fd)
 		return -1;
 	for (i = 0; i < s->nctr_fd; i++)
@@ -599,6 +601,16 @@ static int itc_record(struct spf_slot *s, struct sifive_itc_write *w, unsigned i
  */
 static void scan_data_if_half(struct spf_slot *s);
 
+/*
+ * A record that failed: counted, with its errno for perfWriteTrace()'s
+ * summary (a record may be written from a signal: no message here)
+ */
+static void record_failed(struct spf_slot *s)
+{
+	stat_inc(&s->errors, 1);
+	atomic_store_explicit(&s->last_err, errno ? errno : EIO, memory_order_relaxed);
+}
+
 static int slot_record(struct spf_slot *s, unsigned int type, uint64_t addr, uint64_t addr2)
 {
 	struct sifive_itc_write w[SPF_HEADER_MAX_WRITES + SPF_RECORD_MAX_WRITES];
@@ -620,7 +632,7 @@ static int slot_record(struct spf_slot *s, unsigned int type, uint64_t addr, uin
 	if (s->rec_fd >= 0) {
 		n += spf_enc_record_head(&g.enc, &s->enc, w + n, type, addr, addr2);
 		if (itc_record(s, w, &n, &traced, header)) {
-			stat_inc(&s->errors, 1);
+			record_failed(s);
 			s->epoch = 0;
 			ret = -1;
 			goto out;
@@ -628,13 +640,13 @@ static int slot_record(struct spf_slot *s, unsigned int type, uint64_t addr, uin
 		goto written;
 	}
 	if (read_counters(s, vals)) {
-		stat_inc(&s->errors, 1);
+		record_failed(s);
 		ret = -1;
 		goto out;
 	}
 	n += spf_enc_record(&g.enc, &s->enc, w + n, type, addr, addr2, vals);
 	if (itc_write(s, w, n, &traced)) {
-		stat_inc(&s->errors, 1);
+		record_failed(s);
 		s->epoch = 0;	/* the stream lost its place: a header next time */
 		ret = -1;
 		goto out;
@@ -1060,8 +1072,13 @@ __attribute__((noinline)) SPF_API int perfWriteCntrs(void)
 	uint64_t pc = (uint64_t)(uintptr_t)__builtin_return_address(0);
 	struct spf_slot *s;
 
-	if (atomic_load(&g.state) != ST_READY)
+	if (atomic_load(&g.state) != ST_READY) {
+		static atomic_flag said;
+
+		if (!atomic_flag_test_and_set(&said))
+			spf_err("perfWriteCntrs(): the library is not initialised (perfInit() and an init function come first)");
 		return 1;
+	}
 	if (!atomic_load_explicit(&g.on, memory_order_relaxed))
 		return 0;	/* trace off: nothing to record */
 	s = thread_slot();
@@ -1262,10 +1279,10 @@ static int write_all(int fd, const void *buf, size_t len)
 SPF_API int perfWriteTrace(char *file)
 {
 	const char *path = file ? file : "trace.rtd";
-	uint64_t dropped = 0, stored = 0, total = 0;
+	uint64_t dropped = 0, stored = 0, total = 0, failed = 0;
 	uint32_t flags = 0;
 	unsigned int i;
-	int fd, ret = 0;
+	int fd, ret = 0, err = 0;
 
 	if (atomic_load(&g.state) != ST_READY) {
 		spf_err("perfWriteTrace(): the library is not initialised");
@@ -1302,6 +1319,10 @@ SPF_API int perfWriteTrace(char *file)
 		flags |= atomic_load(&s->aux_flags);
 		stored += stat_get(&s->records) - s->unstored;
 		dropped += stat_get(&s->dropped) + s->unstored;
+		if (stat_get(&s->errors)) {
+			failed += stat_get(&s->errors);
+			err = atomic_load(&s->last_err);
+		}
 	}
 	g.bytes = total;
 	pthread_mutex_unlock(&g.lock);
@@ -1319,6 +1340,9 @@ SPF_API int perfWriteTrace(char *file)
 			(unsigned long long)(stored + dropped), (unsigned long long)dropped);
 	if (flags & PERF_AUX_FLAG_PARTIAL)
 		spf_err("%s: the trace has gaps (PERF_AUX_FLAG_PARTIAL)", path);
+	if (failed)
+		spf_err("%s: %llu record(s) could not be written (the last: %s)", path,
+			(unsigned long long)failed, strerror(err ? err : EIO));
 	return ret;
 }
 
@@ -1326,8 +1350,10 @@ SPF_API int perfGetStats(struct perfStats *st)
 {
 	unsigned int i;
 
-	if (!st)
+	if (!st) {
+		spf_err("perfGetStats(): no struct perfStats to fill");
 		return 1;
+	}
 	memset(st, 0, sizeof(*st));
 	pthread_mutex_lock(&g.lock);
 	for (i = 0; i < SPF_MAX_THREADS; i++) {
