@@ -471,9 +471,10 @@ static void st_commit_fn(void *info);
 /*
  * Ask @cpu, whose hart's record @o holds trace routed there, to drain and
  * commit it (an IPI; nothing if it is already asked, or in overwrite mode,
- * where the record is written out at the end). The request cannot outlive
- * the event: perf removes an event with a call on its CPU, which runs after
- * this one.
+ * where the record is written out at the end). st_commit_fn() checks that
+ * the event is still there. The request runs as soon as @cpu has
+ * interrupts on, so before any RCU grace period ends, which the module's
+ * removal waits for once the last event is gone.
  */
 static void st_ask_commit(struct st_cpu *o, unsigned int cpu)
 {
