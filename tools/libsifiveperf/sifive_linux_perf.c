@@ -79,6 +79,7 @@
 #define SPF_PMU_DIR		"/sys/bus/event_source/devices"
 #define SPF_MAX_THREADS		256
 #define SPF_DATA_PAGES		8
+#define SPF_SCAN_TRIES		10000	/* yields waiting for another thread's ring scan */
 #define SPF_SRAM_AUX_SIZE	(1u << 20)
 #define SPF_MIN_INTERVAL	100	/* microseconds */
 #define SPF_STACK_DEPTH		512	/* function entry/exit shadow stack */
@@ -413,13 +414,17 @@ static int read_counters(struct spf_slot *s, uint64_t *vals)
 	uint64_t buf[1 + SPF_MAX_CNTRS];
 	size_t want = (1 + s->nctr_fd) * sizeof(uint64_t);
 	unsigned int i;
+	ssize_t got;
 
 	if (!s->nctr_fd)
 		return 0;
 	stat_inc(&s->syscalls, 1);
-	errno = EIO;	/* for a short read */
-	if (read(s->ctr_fd[0], buf, want) != (ssize_t)want || buf[0] != s->nctr_fd)
+	got = read(s->ctr_fd[0], buf, want);
+	if (got != (ssize_t)want || buf[0] != s->nctr_fd) {
+		if (got >= 0)
+			errno = EIO;	/* short: not the program's errno */
 		return -1;
+	}
 	for (i = 0; i < s->nctr_fd; i++)
 		vals[i] = buf[1 + i] & g.enc.width_mask[i];
 	return 0;
@@ -682,7 +687,7 @@ static int slot_header(struct spf_slot *s)
 	s->rec_reset = true;
 	if (itc_write(s, w, n, &traced)) {
 		spf_err("writing the header: %s", strerror(errno));
-		stat_inc(&s->errors, 1);
+		record_failed(s);
 		s->epoch = 0;
 		ret = -1;
 	} else {
@@ -1229,8 +1234,8 @@ static void scan_data_if_half(struct spf_slot *s)
 {
 	struct perf_event_mmap_page *pc = s->pc;
 
-	if (pc && __atomic_load_n(&pc->data_head, __ATOMIC_RELAXED) - pc->data_tail >
-	    pc->data_size / 2)
+	if (pc && __atomic_load_n(&pc->data_head, __ATOMIC_RELAXED) -
+		  __atomic_load_n(&pc->data_tail, __ATOMIC_RELAXED) > pc->data_size / 2)
 		scan_data(s);
 }
 
@@ -1280,8 +1285,8 @@ SPF_API int perfWriteTrace(char *file)
 {
 	const char *path = file ? file : "trace.rtd";
 	uint64_t dropped = 0, stored = 0, total = 0, failed = 0;
+	unsigned int i, tries;
 	uint32_t flags = 0;
-	unsigned int i;
 	int fd, ret = 0, err = 0;
 
 	if (atomic_load(&g.state) != ST_READY) {
@@ -1305,8 +1310,20 @@ SPF_API int perfWriteTrace(char *file)
 		/* Stopping the event drains the hart's sink into the buffer */
 		ioctl(s->trace_fd, PERF_EVENT_IOC_DISABLE, 0);
 		head = __atomic_load_n(&s->pc->aux_head, __ATOMIC_ACQUIRE);
-		while (!scan_data(s))
-			sched_yield();	/* the owner thread is reading it */
+		for (tries = 0; !scan_data(s); tries++) {
+			/*
+			 * The owner thread is reading it. Not for ever: this
+			 * thread's own scan, interrupted (a signal handler that
+			 * exits), or one that never ends (a handler that jumped
+			 * out of it) would hold it still
+			 */
+			if (s == tls_slot || tries == SPF_SCAN_TRIES) {
+				spf_err("%s: the trace flags of thread %d could not be read: the trace may end early or have gaps unsaid",
+					path, s->tid);
+				break;
+			}
+			sched_yield();
+		}
 		if (head > s->aux_size)
 			head = s->aux_size;	/* never: the buffer is not overwritten */
 		if (write_all(fd, s->aux, head)) {
