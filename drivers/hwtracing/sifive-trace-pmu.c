@@ -472,9 +472,9 @@ static void st_commit_fn(void *info);
  * Ask @cpu, whose hart's record @o holds trace routed there, to drain and
  * commit it (an IPI; nothing if it is already asked, or in overwrite mode,
  * where the record is written out at the end). st_commit_fn() checks that
- * the event is still there. The request runs as soon as @cpu has
- * interrupts on, so before any RCU grace period ends, which the module's
- * removal waits for once the last event is gone.
+ * the event is still there. It cannot run after the module is gone: the
+ * TE's removal (st_pmu_detach()) makes a synchronous call on @cpu, which
+ * runs after any request queued there before it, and clears @o->te.
  */
 static void st_ask_commit(struct st_cpu *o, unsigned int cpu)
 {

@@ -641,11 +641,16 @@ static void hpm_del(struct perf_event *event, int flags)
 	perf_event_update_userpage(event);
 }
 
+/*
+ * From NMI (bpf_perf_event_read_value() of a BPF program of a hardware
+ * event) the count stays as the last update left it: a backend may take a
+ * lock there (the simulator's does) that the interrupted code holds.
+ */
 static void hpm_read(struct perf_event *event)
 {
 	struct sifive_hpm *hpm = to_hpm(event->pmu);
 
-	if ((event->hw.state & PERF_HES_STOPPED) || READ_ONCE(hpm->dead))
+	if ((event->hw.state & PERF_HES_STOPPED) || READ_ONCE(hpm->dead) || in_nmi())
 		return;
 	hpm_event_update(hpm, event);
 }
@@ -669,7 +674,10 @@ static enum hrtimer_restart hpm_poll(struct hrtimer *timer)
 	struct perf_event *event;
 	unsigned int idx;
 
-	/* Defensive: the hotplug callback cancels the timer before its CPU goes */
+	/*
+	 * A CPU that went offline: the hrtimer core moved its timer here
+	 * before hpm_cpu_dead() cancels it; it must not poll this CPU's state
+	 */
 	if (!cpuc->used || READ_ONCE(hpm->dead) || cpuc != this_cpu_ptr(hpm->cpus))
 		return HRTIMER_NORESTART;
 	for_each_set_bit(idx, &cpuc->used, SIFIVE_HPM_MAX_COUNTERS) {
@@ -1071,6 +1079,7 @@ static void hpm_check_events(void *data)
 {
 	struct sifive_hpm *hpm = data;
 	unsigned long cmask = hpm->prog_mask | HPM_FIXED_MASK;
+	bool prog_free = false;
 	unsigned int code;
 	long idx;
 
@@ -1084,22 +1093,30 @@ static void hpm_check_events(void *data)
 						SIFIVE_HPM_EVENT_IDX(type, c), 0);
 		if (idx < 0)
 			continue;
-		if (!hpm_idx_fixed(idx))
+		if (!hpm_idx_fixed(idx)) {
 			hpm->ops->stop(hpm->ctx, idx, 1, SIFIVE_HPM_STOP_FLAG_RESET);
+			prog_free = true;
+		}
 		__set_bit(c, cache ? hpm->cache_ok : hpm->gen_ok);
 	}
-	/* Can a programmable counter count cycles, instructions? */
+	/*
+	 * Can a programmable counter count cycles, instructions? The firmware
+	 * answers "no" the same way when none is free (another SBI user holds
+	 * them all): only a "no" while one was free above counts; otherwise
+	 * assume they can, as before this check.
+	 */
 	for (code = SIFIVE_HPM_GEN_CPU_CYCLES; code <= SIFIVE_HPM_GEN_INSTRUCTIONS; code++) {
+		unsigned long bit = BIT(code == SIFIVE_HPM_GEN_CPU_CYCLES ? SIFIVE_HPM_CTR_CYCLE :
+					SIFIVE_HPM_CTR_INSTRET);
+
 		idx = hpm->ops->config_matching(hpm->ctx, 0, hpm->prog_mask, 0,
 						SIFIVE_HPM_EVENT_IDX(SIFIVE_HPM_TYPE_GENERAL,
 								     code), 0);
-		if (idx < 0 || hpm_idx_fixed(idx))
-			continue;
-		hpm->ops->stop(hpm->ctx, idx, 1, SIFIVE_HPM_STOP_FLAG_RESET);
-		if (idx < SIFIVE_HPM_MAX_COUNTERS && (hpm->prog_mask & BIT(idx)))
-			hpm->prog_fixed_ok |= BIT(code == SIFIVE_HPM_GEN_CPU_CYCLES ?
-						  SIFIVE_HPM_CTR_CYCLE :
-						  SIFIVE_HPM_CTR_INSTRET);
+		if (idx >= 0 && !hpm_idx_fixed(idx))
+			hpm->ops->stop(hpm->ctx, idx, 1, SIFIVE_HPM_STOP_FLAG_RESET);
+		if (!prog_free || (idx >= 0 && idx < SIFIVE_HPM_MAX_COUNTERS &&
+				   (hpm->prog_mask & BIT(idx))))
+			hpm->prog_fixed_ok |= bit;
 	}
 }
 

@@ -8,7 +8,10 @@
 #ifndef _SOCPMU_SIM_ITC_LOG_H
 #define _SOCPMU_SIM_ITC_LOG_H
 
-/* The store became a Data Acquisition Message that went to a sink */
+/*
+ * The store became a Data Acquisition Message that was handed to a running
+ * sink (which may still cut it short, if it stops on wrap inside it)
+ */
 #define SOCPMU_SIM_ITC_TRACED	0x1
 
 /**
