@@ -234,6 +234,7 @@ static void espmon_forget(void)
 	S.cpu_tile = S.mem_tile = S.acc_tile = NULL;
 	S.tiles = NULL;
 	S.found = false;
+	S.half_kept = false;	/* it was the freed state's */
 }
 
 /* Find the PMU and learn the SoC's shape; 0 or a positive errno */
