@@ -288,6 +288,10 @@ static int tt_noc_bridge_probe(struct device *dev, struct regmap *bar0, u32 arch
 
 	if (arch >= TT_NOC_NR_ARCHS)
 		return dev_err_probe(dev, -EINVAL, "unknown chip %u\n", arch);
+	/* The tiles' regmaps say fast_io: nobody after us could tell */
+	if (regmap_might_sleep(bar0))
+		return dev_err_probe(dev, -EINVAL,
+				     "BAR0 regmap may sleep: perf reads tiles with interrupts off\n");
 	info = &tt_noc_archs[arch];
 	if (tlb != info->tlb)
 		return dev_err_probe(dev, -EINVAL, "window %u is not the bridge's (%u)\n",

@@ -18,6 +18,7 @@ static const struct {
 	{ "tensix", "tensix_" },
 	{ "esp", "esp_" },
 	{ "pulp", "pulp_" },
+	{ "ttcard", "tensix_" },	/* the bridge must refuse the card's BAR0 */
 };
 
 TEST(sleeping_regmap_refused)
