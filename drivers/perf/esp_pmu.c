@@ -314,6 +314,9 @@ static ssize_t tiles_show(struct device *dev, struct device_attribute *attr, cha
 	unsigned int t;
 	int len = 0;
 
+	/* A removed SoC's PMU waits for its events to close: not a SoC to pick */
+	if (READ_ONCE(ep->sp.dead))
+		return -ENODEV;
 	for (t = 0; t < ep->ntiles; t++)
 		len += sysfs_emit_at(buf, len, "%s%s", t ? " " : "",
 				     esp_type_names[ep->tiles[t].type]);

@@ -1265,6 +1265,49 @@ TEST_F(api, soc_header_generator)
 	EXPECT_NE(0, system(cmd));
 }
 
+/*
+ * The default PMU is the lowest-numbered esp_<n> that is there: a removed
+ * SoC whose events are still open keeps its PMU, and its number, until
+ * they close (its tiles file then fails, ENODEV), so a new SoC gets a higher
+ * number. The library used to pick the removed one and fail every call.
+ */
+TEST(default_pmu_skips_a_removed_soc)
+{
+	struct esp_soc gone, here;
+	esp_monitor_args_t a = { .read_mode = ESP_MON_READ_SINGLE,
+				 .mon_index = MON_DDR_WORD_TRANSFER_INDEX };
+	char names[SP_MAX_PMUS][SP_NAME_LEN], buf[64];
+	unsigned int v0, v1;
+	int fd, ret;
+
+	if (geteuid())
+		SKIP(return, "needs root");
+	if (sp_sim_available())
+		SKIP(return, "socpmu_sim not loaded or no debugfs");
+	if (sp_list_pmus("esp_", names, SP_MAX_PMUS) > 0)
+		SKIP(return, "another ESP PMU is there (%s)", names[0]);
+	ASSERT_EQ(0, esp_soc_create(&gone, "espapi_gone", "rows=1 cols=2 tiles=mem,cpu"));
+	fd = sp_open(&gone.d, ESP_MON_DDR_ACCESSES, 0, -1, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, esp_soc_delete(&gone));
+	ret = esp_soc_create(&here, "espapi_here", "rows=1 cols=2 tiles=mem,cpu");
+	ASSERT_EQ(0, ret);
+	EXPECT_STRNE(gone.d.pmu, here.d.pmu);
+	EXPECT_GT(0, sp_pmu_read(&gone.d, "tiles", buf, sizeof(buf)));
+
+	unsetenv("ESP_MONITOR_PMU");
+	esp_monitor_free();
+	ASSERT_EQ(0, esp_monitor_select(NULL));
+	v0 = esp_monitor(a, NULL);
+	EXPECT_EQ(0, esp_monitor_error()) TH_LOG("the default PMU with %s removed", gone.d.pmu);
+	INJECT(&here, 0, "ddr_accesses", 77);
+	v1 = esp_monitor(a, NULL);
+	EXPECT_EQ(77u, sub_monitor_vals(v0, v1)) TH_LOG("not %s's monitors", here.d.pmu);
+	esp_monitor_free();
+	close(fd);
+	EXPECT_EQ(0, esp_soc_delete(&here));
+}
+
 TEST_HARNESS_MAIN
 
 /* The library itself, in this translation unit (see the top) */

@@ -182,7 +182,26 @@ static int espmon_read_uint(const char *attr, unsigned int *val)
 	return 0;
 }
 
-/* The default PMU: the lowest-numbered esp_<n> */
+/*
+ * Is PMU @name a SoC that is there? The tiles file of a removed one, whose
+ * PMU waits for its events to close, fails (ENODEV).
+ */
+static bool espmon_pmu_there(const char *name)
+{
+	char path[PATH_MAX], c;
+	bool ok;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s/tiles", espmon_sysfs(), name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ok = read(fd, &c, 1) == 1;
+	close(fd);
+	return ok;
+}
+
+/* The default PMU: the lowest-numbered esp_<n> that is there */
 static int espmon_find_pmu(char *name, size_t len)
 {
 	DIR *dir = opendir(espmon_sysfs());
@@ -198,7 +217,7 @@ static int espmon_find_pmu(char *name, size_t len)
 		n = strtol(de->d_name + 4, &end, 10);
 		if (end == de->d_name + 4 || *end || n < 0)
 			continue;
-		if (best < 0 || n < best)
+		if ((best < 0 || n < best) && espmon_pmu_there(de->d_name))
 			best = n;
 	}
 	closedir(dir);

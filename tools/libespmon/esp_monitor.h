@@ -29,7 +29,8 @@
  * One build of the library serves programs compiled with any limits.
  *
  * Which PMU: esp_monitor_select(), else $ESP_MONITOR_PMU, else the
- * lowest-numbered esp_<n>.
+ * lowest-numbered esp_<n> that is there (not a removed SoC's, whose PMU waits
+ * for its events to close).
  *
  * Errors: esp_monitor() returns 0 in the ALL and MANY modes, or a positive
  * errno (ENODEV: no ESP PMU; EACCES: perf_event_paranoid forbids

@@ -7,6 +7,7 @@
 #
 # Usage: gen-soc-header.sh [-d] [PMU] > esp_monitor_soc.h
 #   PMU  esp_<n>; default: $ESP_MONITOR_PMU, else the lowest-numbered esp_<n>
+#        that is there (a removed SoC's tiles file fails)
 #   -d   if there is no such PMU, describe ESP's default SoC instead (2x2:
 #        cpu mem acc io) rather than failing; for building on a host
 #        without the PMU
@@ -39,7 +40,8 @@ pmu=${1:-${ESP_MONITOR_PMU:-}}
 if [ -z "$pmu" ]; then
 	best=
 	for d in "$sysfs"/esp_*; do
-		[ -e "$d/tiles" ] || continue
+		# a removed SoC's PMU, waiting for its events to close, fails here
+		cat "$d/tiles" >/dev/null 2>&1 || continue
 		n=${d##*/esp_}
 		case $n in '' | *[!0-9]*) continue ;; esac
 		if [ -z "$best" ] || [ "$n" -lt "$best" ]; then best=$n; fi
