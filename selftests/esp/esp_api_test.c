@@ -1236,6 +1236,77 @@ TEST_F(api, esp_monitor_tool)
 }
 
 /* gen-soc-header.sh, installed as esp-gen-soc-header, describes this SoC */
+/* Has @parent a child process whose name is @comm? */
+static bool child_named(pid_t parent, const char *comm)
+{
+	char path[300], buf[256], name[32];
+	bool found = false;
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+	int ppid;
+
+	while (d && !found && (de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if (sp_read_file(path, buf, sizeof(buf)) <= 0)
+			continue;
+		/* "pid (comm) state ppid ..." */
+		if (sscanf(buf, "%*d (%31[^)]) %*c %d", name, &ppid) == 2 &&
+		    ppid == parent && !strcmp(name, comm))
+			found = true;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/*
+ * Ctrl-C ends CMD, not the tool: SIGINT to the whole process group (as a
+ * terminal sends it) while CMD runs, and esp-monitor still prints what CMD
+ * counted, with CMD's status (130). It used to die with CMD and print
+ * nothing.
+ */
+TEST_F(api, esp_monitor_tool_ctrl_c)
+{
+	const struct esp_soc *s = &self->soc;
+	const char *tool = find_tool();
+	char out[96], spec[32], buf[256], want[64];
+	unsigned int mem = s->mem_tile[0];
+	int status;
+	pid_t pid;
+
+	if (!tool)
+		SKIP(return, "esp-monitor is not installed");
+	snprintf(out, sizeof(out), "/tmp/espmon_ctrl_c_%d", getpid());
+	snprintf(spec, sizeof(spec), "%u:%u", mem, MON_DDR_WORD_TRANSFER_INDEX);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		setpgid(0, 0);
+		execl(tool, tool, "-p", s->d.pmu, "-s", spec, "-o", out, "--", "sleep", "30",
+		      (char *)NULL);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	/* CMD runs once the tool has read its start: its child is "sleep" */
+	for (int i = 0; i < 500 && !child_named(pid, "sleep"); i++)
+		sp_sleep_ms(10);
+	ASSERT_TRUE(child_named(pid, "sleep"));
+	INJECT(s, (int)mem, "ddr_accesses", 31);
+	ASSERT_EQ(0, kill(-pid, SIGINT));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("esp-monitor ended by signal %d",
+					      WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	if (WIFEXITED(status))
+		EXPECT_EQ(128 + SIGINT, WEXITSTATUS(status));
+	ASSERT_LT(0, sp_read_file(out, buf, sizeof(buf)));
+	unlink(out);
+	snprintf(want, sizeof(want), "Monitor %u of tile %u: 31\n",
+		 MON_DDR_WORD_TRANSFER_INDEX, mem);
+	EXPECT_STREQ(want, buf);
+}
+
 TEST_F(api, soc_header_generator)
 {
 	const struct esp_soc *s = &self->soc;

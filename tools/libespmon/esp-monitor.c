@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <sys/wait.h>
@@ -129,17 +130,30 @@ static int parse_single(const char *arg, esp_monitor_args_t *args)
 	return 0;
 }
 
+/*
+ * Run CMD and wait for it. Ctrl-C (SIGINT, SIGQUIT to the terminal's
+ * process group) ends CMD, not the tool, which still prints what CMD
+ * counted, as perf stat does.
+ */
 static int run(char **argv, const char *quiet)
 {
-	int status;
-	pid_t pid = fork();
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	int status, ret;
+	pid_t pid;
 
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	pid = fork();
 	if (pid < 0) {
 		perror("esp-monitor: fork");
-		return -1;
+		ret = -1;
+		goto out;
 	}
 	if (!pid) {
-		/* CMD gets the environment it was given */
+		/* CMD gets the environment and the signal actions it was given */
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
 		if (quiet)
 			setenv("ESP_MONITOR_QUIET", quiet, 1);
 		else
@@ -148,10 +162,14 @@ static int run(char **argv, const char *quiet)
 		fprintf(stderr, "esp-monitor: %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	while ((ret = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	if (ret >= 0)
+		ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+out:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	return ret;
 }
 
 int main(int argc, char **argv)
