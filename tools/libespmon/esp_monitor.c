@@ -91,7 +91,7 @@ static struct {
 	unsigned int *cpu_tile, *mem_tile, *acc_tile;	/* API index -> tile */
 	struct espmon_tile *tiles;
 	struct espmon_alloc *allocs;
-	unsigned int reported;		/* errors already reported on stderr */
+	unsigned long long reported;	/* kinds already reported on stderr (atomic) */
 	/* READ_SINGLE's last half of a 64-bit count, whose snapshot the other half takes */
 	bool half_kept;
 	unsigned int half_tile, half_mon;
@@ -101,9 +101,10 @@ static pthread_mutex_t espmon_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local int espmon_err;	/* last call's error, -errno */
 static _Thread_local char espmon_msg[512];	/* and what it was, "" on success */
 
-/* Errors reported on stderr once each */
+/* Errors reported on stderr once each; REP_OTHER once for each errno */
 enum {
 	REP_NODEV = 1, REP_ACCES = 2, REP_OVERFLOW = 4, REP_INVAL = 8, REP_OTHER = 16,
+	REP_OTHER_SHIFT = 5,	/* REP_OTHER's bits: 1 << (this + errno) */
 };
 
 /* Set the call's error; the first of each kind also goes to stderr. */
@@ -111,13 +112,19 @@ static int espmon_fail(int err, unsigned int kind, const char *fmt, ...)
 {
 	va_list ap;
 
+	unsigned long long bit = kind;
+
 	espmon_err = -err;
 	va_start(ap, fmt);
 	vsnprintf(espmon_msg, sizeof(espmon_msg), fmt, ap);
 	va_end(ap);
-	if ((S.reported & kind) || getenv("ESP_MONITOR_QUIET"))
+	/* The other errors (EMFILE, EIO, ENOMEM...) are a kind each */
+	if (kind == REP_OTHER)
+		bit = 1ull << (REP_OTHER_SHIFT + (err > 0 && err < 64 - REP_OTHER_SHIFT ? err : 0));
+	/* Some callers do not hold espmon_lock: an atomic test and set */
+	if (getenv("ESP_MONITOR_QUIET") || (__atomic_fetch_or(&S.reported, bit,
+							       __ATOMIC_RELAXED) & bit))
 		return err;
-	S.reported |= kind;
 	fprintf(stderr, "esp_monitor: %s\n", espmon_msg);
 	return err;
 }
@@ -918,7 +925,7 @@ void *espmon_vals_alloc(const struct espmon_layout *l)
 	}
 	a = calloc(1, sizeof(*a) + l->size);
 	if (!a) {
-		espmon_err = -ENOMEM;
+		espmon_fail(ENOMEM, REP_OTHER, "esp_monitor_vals_alloc(): out of memory");
 		return NULL;
 	}
 	pthread_mutex_lock(&espmon_lock);
