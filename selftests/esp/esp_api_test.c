@@ -1236,6 +1236,44 @@ TEST_F(api, esp_monitor_tool)
 }
 
 /* gen-soc-header.sh, installed as esp-gen-soc-header, describes this SoC */
+/*
+ * Counts the monitors missed are an error, not a low value: another user's
+ * pinned, exclusive group on the PMU keeps the library's groups out, and
+ * the library said nothing (its counts just did not move). Once that group
+ * is gone, the library's reads are whole again.
+ */
+TEST_F(api, kept_out_reported)
+{
+	const struct esp_soc *s = &self->soc;
+	esp_monitor_args_t a = { .read_mode = ESP_MON_READ_SINGLE,
+				 .tile_index = (uint8_t)s->mem_tile[0],
+				 .mon_index = MON_DDR_WORD_TRANSFER_INDEX };
+	struct perf_event_attr attr;
+	unsigned int v0, v1;
+	int excl;
+
+	sp_attr_init(&attr, &s->d, ESP_MON_DDR_ACCESSES, 0);
+	attr.pinned = 1;
+	attr.exclusive = 1;
+	excl = sp_perf_event_open(&attr, -1, s->d.cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, excl) TH_LOG("an exclusive group: %s", strerror(-excl));
+	setenv("ESP_MONITOR_QUIET", "1", 1);
+	esp_monitor(a, NULL);
+	sp_sleep_ms(20);
+	esp_monitor(a, NULL);
+	EXPECT_EQ(-EBUSY, esp_monitor_error()) TH_LOG("%s", esp_monitor_errmsg());
+	close(excl);
+	/* opened again, the library's groups count all the time */
+	esp_monitor_free();
+	v0 = esp_monitor(a, NULL);
+	EXPECT_EQ(0, esp_monitor_error()) TH_LOG("%s", esp_monitor_errmsg());
+	INJECT(s, (int)a.tile_index, "ddr_accesses", 9);
+	v1 = esp_monitor(a, NULL);
+	EXPECT_EQ(0, esp_monitor_error()) TH_LOG("%s", esp_monitor_errmsg());
+	EXPECT_EQ(9u, sub_monitor_vals(v0, v1));
+	unsetenv("ESP_MONITOR_QUIET");
+}
+
 /* Has @parent a child process whose name is @comm? */
 static bool child_named(pid_t parent, const char *comm)
 {

@@ -71,6 +71,7 @@ struct espmon_tile {
 	int fd[ESP_NR_EVENTS];
 	uint8_t mon[ESP_NR_EVENTS];
 	uint64_t count[ESP_NR_MONITORS];
+	uint64_t enabled, running;	/* the group's times at the last read */
 };
 
 struct espmon_alloc {
@@ -245,6 +246,8 @@ static void espmon_close_all(void)
 			close(S.tiles[t].fd[i]);
 		S.tiles[t].nr = 0;
 		S.tiles[t].leader = -1;
+		S.tiles[t].enabled = 0;
+		S.tiles[t].running = 0;
 	}
 }
 
@@ -364,7 +367,8 @@ static int espmon_perf_open(unsigned int tile, unsigned int mon, int group_fd)
 	attr.type = (uint32_t)S.type;
 	attr.config = mon;
 	attr.config1 = ESPMON_CFG1_BYTILE | tile;
-	attr.read_format = PERF_FORMAT_GROUP;
+	attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+			   PERF_FORMAT_TOTAL_TIME_RUNNING;
 	return (int)syscall(__NR_perf_event_open, &attr, -1, S.cpu, group_fd,
 			    PERF_FLAG_FD_CLOEXEC);
 }
@@ -432,7 +436,7 @@ static int espmon_open_tile(unsigned int t)
 static int espmon_read_tile(unsigned int t)
 {
 	struct espmon_tile *et = &S.tiles[t];
-	uint64_t buf[1 + ESP_NR_EVENTS];
+	uint64_t buf[3 + ESP_NR_EVENTS], enabled, running;
 	unsigned int i;
 	ssize_t n;
 	int ret;
@@ -440,14 +444,30 @@ static int espmon_read_tile(unsigned int t)
 	ret = espmon_open_tile(t);
 	if (ret)
 		return ret;
-	n = read(et->leader, buf, (1 + et->nr) * sizeof(buf[0]));
+	/* nr, time enabled, time running, the counts */
+	n = read(et->leader, buf, (3 + et->nr) * sizeof(buf[0]));
 	if (n < 0)
 		return espmon_fail(errno, REP_OTHER, "%s: reading tile %u: %s", S.pmu, t,
 				   strerror(errno));
-	if ((size_t)n != (1 + et->nr) * sizeof(buf[0]) || buf[0] != et->nr)
+	if ((size_t)n != (3 + et->nr) * sizeof(buf[0]) || buf[0] != et->nr)
 		return espmon_fail(EIO, REP_OTHER, "%s: short read of tile %u", S.pmu, t);
 	for (i = 0; i < et->nr; i++)
-		et->count[et->mon[i]] = buf[1 + i];
+		et->count[et->mon[i]] = buf[3 + i];
+	/*
+	 * The monitors count all the time, unless perf could not keep the
+	 * tile's group in: another user's exclusive or pinned group holds the
+	 * PMU. Then the counts miss what happened meanwhile: an error, not a
+	 * value that is silently low.
+	 */
+	enabled = buf[1] - et->enabled;
+	running = buf[2] - et->running;
+	et->enabled = buf[1];
+	et->running = buf[2];
+	if (running < enabled)
+		return espmon_fail(EBUSY, REP_OTHER,
+				   "%s: tile %u's monitors were not counting for %llu of %llu ns since the last read: another user holds the PMU (an exclusive group)",
+				   S.pmu, t, (unsigned long long)(enabled - running),
+				   (unsigned long long)enabled);
 	return 0;
 }
 

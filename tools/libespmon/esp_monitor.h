@@ -35,7 +35,8 @@
  * Errors: esp_monitor() returns 0 in the ALL and MANY modes, or a positive
  * errno (ENODEV: no ESP PMU; EACCES: perf_event_paranoid forbids
  * system-wide events; EINVAL: bad arguments; EOVERFLOW: SoC larger than
- * the header's limits; ...). In the SINGLE mode it returns the monitor's
+ * the header's limits; EBUSY: another user's exclusive group kept the
+ * monitors out for part of the time since the last read; ...). In the SINGLE mode it returns the monitor's
  * value, 0 on error. esp_monitor_error() gives the last call's error as a
  * negative errno (0: success) in every mode, esp_monitor_strerror() a text,
  * esp_monitor_errmsg() the last call's error in full (what is missing, the
