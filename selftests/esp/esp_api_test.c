@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #define SOC_ROWS 4
@@ -1272,6 +1273,47 @@ TEST_F(api, kept_out_reported)
 	EXPECT_EQ(0, esp_monitor_error()) TH_LOG("%s", esp_monitor_errmsg());
 	EXPECT_EQ(9u, sub_monitor_vals(v0, v1));
 	unsetenv("ESP_MONITOR_QUIET");
+}
+
+/*
+ * CMD gets the limit of open files esp-monitor was given: the library
+ * raises the soft limit to the hard one when a SoC's events need more
+ * files, and CMD used to inherit the raised limit.
+ */
+TEST_F(api, esp_monitor_tool_keeps_cmd_nofile)
+{
+	const struct esp_soc *s = &self->soc;
+	const char *tool = find_tool();
+	char out[96], lim[96], cmd[160], buf[64];
+	int status;
+	pid_t pid;
+
+	if (!tool)
+		SKIP(return, "esp-monitor is not installed");
+	snprintf(out, sizeof(out), "/tmp/espmon_nofile_out_%d", getpid());
+	snprintf(lim, sizeof(lim), "/tmp/espmon_nofile_%d", getpid());
+	snprintf(cmd, sizeof(cmd), "ulimit -n > %s", lim);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct rlimit rl;
+
+		/* fewer files than the SoC's events need: the library raises it */
+		if (getrlimit(RLIMIT_NOFILE, &rl))
+			_exit(126);
+		rl.rlim_cur = 16;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			_exit(126);
+		execl(tool, tool, "-p", s->d.pmu, "-a", "-o", out, "--", "sh", "-c", cmd,
+		      (char *)NULL);
+		_exit(127);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) TH_LOG("status %#x", status);
+	EXPECT_LT(0, sp_read_file(lim, buf, sizeof(buf)));
+	EXPECT_STREQ("16\n", buf);
+	unlink(lim);
+	unlink(out);
 }
 
 /* Has @parent a child process whose name is @comm? */

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 /* Limits large enough for any SoC the simulator builds (16x16 tiles) */
@@ -135,7 +136,7 @@ static int parse_single(const char *arg, esp_monitor_args_t *args)
  * process group) ends CMD, not the tool, which still prints what CMD
  * counted, as perf stat does.
  */
-static int run(char **argv, const char *quiet)
+static int run(char **argv, const char *quiet, const struct rlimit *nofile)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
 	int status, ret;
@@ -151,9 +152,14 @@ static int run(char **argv, const char *quiet)
 		goto out;
 	}
 	if (!pid) {
-		/* CMD gets the environment and the signal actions it was given */
+		/*
+		 * CMD gets the environment, the signal actions and the limit
+		 * of open files it was given (libespmon raises the soft limit
+		 * for SoCs of many tiles)
+		 */
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
+		setrlimit(RLIMIT_NOFILE, nofile);
 		if (quiet)
 			setenv("ESP_MONITOR_QUIET", quiet, 1);
 		else
@@ -184,8 +190,14 @@ int main(int argc, char **argv)
 	const char *out = NULL, *pmu = NULL, *quiet = getenv("ESP_MONITOR_QUIET");
 	unsigned long v;
 	FILE *fp = stdout;
+	struct rlimit nofile;
 	int opt, ret;
 
+	/* the limit CMD gets, before the library may raise it */
+	if (getrlimit(RLIMIT_NOFILE, &nofile)) {
+		perror("esp-monitor: getrlimit");
+		return 1;
+	}
 	opterr = 0;	/* the errors below name the option */
 	while ((opt = getopt_long(argc, argv, "+:ham:s:t:A:n:o:p:", opts, NULL)) != -1) {
 		switch (opt) {
@@ -264,7 +276,7 @@ int main(int argc, char **argv)
 	if (esp_monitor_error())
 		return lib_error();
 
-	ret = run(&argv[optind], quiet);
+	ret = run(&argv[optind], quiet, &nofile);
 
 	if (args.read_mode == ESP_MON_READ_SINGLE)
 		single_end = esp_monitor(args, NULL);
