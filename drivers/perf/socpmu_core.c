@@ -291,20 +291,22 @@ void socpmu_restart(struct socpmu *sp, void (*restart)(struct socpmu *sp),
 {
 	struct socpmu_hw_event *se;
 	struct perf_event *event;
+	bool banked;
 	unsigned int i;
 
 	lockdep_assert_held(&sp->lock);
 	list_for_each_entry(se, &sp->active, node) {
 		event = socpmu_event_of(se);
-		for (i = 0; i < se->nr && !zeroed(sp, event, i); i++)
-			;
-		if (i == se->nr)
-			continue;
-		if (!(event->hw.state & PERF_HES_STOPPED))
-			socpmu_event_update(sp, event);
-		for (; i < se->nr; i++)
-			if (zeroed(sp, event, i))
-				se->prev[i] = 0;
+		banked = false;
+		for (i = 0; i < se->nr; i++) {
+			if (!zeroed(sp, event, i))
+				continue;
+			/* at its first zeroed counter, before any last value is 0 */
+			if (!banked && !(event->hw.state & PERF_HES_STOPPED))
+				socpmu_event_update(sp, event);
+			banked = true;
+			se->prev[i] = 0;
+		}
 	}
 	restart(sp);
 }

@@ -111,9 +111,8 @@ enum {
 /* Set the call's error; the first of each kind also goes to stderr. */
 static int espmon_fail(int err, unsigned int kind, const char *fmt, ...)
 {
-	va_list ap;
-
 	unsigned long long bit = kind;
+	va_list ap;
 
 	espmon_err = -err;
 	va_start(ap, fmt);

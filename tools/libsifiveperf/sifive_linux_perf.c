@@ -600,10 +600,6 @@ static int itc_record(struct spf_slot *s, struct sifive_itc_write *w, unsigned i
 	return 0;
 }
 
-/*
- * Write one record of the calling thread (with a header first if it has
- * not written one since the last perfTraceOn()). Async-signal-safe.
- */
 static void scan_data_if_half(struct spf_slot *s);
 
 /*
@@ -616,6 +612,10 @@ static void record_failed(struct spf_slot *s)
 	atomic_store_explicit(&s->last_err, errno ? errno : EIO, memory_order_relaxed);
 }
 
+/*
+ * Write one record of the calling thread (with a header first if it has
+ * not written one since the last perfTraceOn()). Async-signal-safe.
+ */
 static int slot_record(struct spf_slot *s, unsigned int type, uint64_t addr, uint64_t addr2)
 {
 	struct sifive_itc_write w[SPF_HEADER_MAX_WRITES + SPF_RECORD_MAX_WRITES];
