@@ -535,11 +535,16 @@ static inline ino_t sp_pmu_ino(const char *pmu)
 
 /*
  * The children of the simulated devices (the devices real drivers bind
- * to), as /sys/devices/socpmu_sim/<sim device>/<child> paths in @g.
+ * to), as /sys/devices/socpmu_sim/<sim device>/<child>/uevent paths in @g.
+ * Every device has a uevent file; a modalias file, which the glob took
+ * before, the auxiliary bus of 6.12 does not give its devices, so a
+ * refused card's tensix_noc child went unseen and sp_dev_create() waited
+ * its 5 s for the PMU. The "driver" and "subsystem" links of a device
+ * match too: sp_sim_probe_refused() skips them.
  */
 static inline int sp_sim_children(glob_t *g)
 {
-	int ret = glob(SP_SIM_ROOT "/*/*/modalias", 0, NULL, g);
+	int ret = glob(SP_SIM_ROOT "/*/*/uevent", 0, NULL, g);
 
 	if (ret == GLOB_NOMATCH)
 		g->gl_pathc = 0;
@@ -562,12 +567,15 @@ static inline bool sp_sim_probe_refused(const glob_t *before, const glob_t *afte
 	sp_read_file(SP_DEBUGFS "/devices_deferred", deferred, sizeof(deferred));
 	for (size_t i = 0; i < after->gl_pathc; i++) {
 		const char *child = after->gl_pathv[i];
-		size_t len = strlen(child) - strlen("/modalias");
+		size_t len = strlen(child) - strlen("/uevent");
+		struct stat st;
 		bool old = false;
 
 		for (size_t j = 0; j < before->gl_pathc && !old; j++)
 			old = !strcmp(child, before->gl_pathv[j]);
-		if (old)
+		snprintf(path, sizeof(path), "%.*s", (int)len, child);
+		/* not a device: the sim device's driver or subsystem link */
+		if (old || lstat(path, &st) || !S_ISDIR(st.st_mode))
 			continue;
 		snprintf(path, sizeof(path), "%.*s/driver", (int)len, child);
 		if (sp_path_exists(path))
