@@ -42,7 +42,10 @@
  * instret like riscv_pmu_sbi does (a normal match, then start with an
  * initial value of 2^63 + 1, its prev_count) and reports its count as the
  * counter's difference to that value, so that a driver that clears, stops
- * or resets a shared fixed counter shows up in that user's count.
+ * or resets a shared fixed counter shows up in that user's count. It can
+ * also hold every free programmable counter of a hart (riscv_pmu_sbi with
+ * as many events open), with user_prog=1 from the device's creation, so
+ * already when the driver probes.
  *
  * debugfs, in /sys/kernel/debug/socpmu_sim/<name>/:
  *   inject  "<hart|all> <event>[,<event>...] <n>": n cycles in which every
@@ -56,7 +59,10 @@
  *           read N\n"; writing 0 resets them.
  *   user    "<hart> <cycles|instret> <open|close>": the second SBI user;
  *           reading lists its open events, "<hart> <event> counter=<i>
- *           count=<n> running=<0|1> configured=<0|1>".
+ *           count=<n> running=<0|1> configured=<0|1>". "<hart> prog
+ *           <open|close>": it takes every free programmable counter (a raw
+ *           U74 event each, started), or gives back those it holds; they
+ *           are listed as "<hart> prog counters=<mask>".
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": hpm: " fmt
 
@@ -144,6 +150,7 @@ struct hpm_sim_cfg {
 	unsigned int freq_mhz;
 	bool sscofpmf;
 	bool strict_skip;
+	bool user_prog;
 };
 
 /**
@@ -162,6 +169,7 @@ struct hpm_sim_cfg {
  * @user_idx: the second SBI user: the counter of its cycles and instret
  *	event, -1 when not open
  * @user_prev: its prev_count (riscv_pmu_sbi's: the start value it asked for)
+ * @user_prog: the programmable counters the second SBI user holds
  * @lcofi: the counter overflow interrupt, raised on the hart's own CPU
  * @lcofi_ipi: the same, raised from another CPU
  * @sim: the model
@@ -180,6 +188,7 @@ struct hpm_sim_hart {
 	u32 frac[HPM_SIM_NR_EV];
 	int user_idx[2];
 	u64 user_prev[2];
+	u32 user_prog;
 	struct irq_work lcofi;
 	call_single_data_t lcofi_ipi;
 	struct hpm_sim *sim;
@@ -249,6 +258,11 @@ static int hpm_sim_cfg_parse(void *data, const char *key, const char *val)
 		cfg->strict_skip = v;
 		return ret;
 	}
+	if (!strcmp(key, "user_prog")) {
+		ret = socpmu_sim_parse_uint(key, val, 0, 1, &v);
+		cfg->user_prog = v;
+		return ret;
+	}
 	pr_debug("unknown parameter \"%s\"\n", key);
 	return -EINVAL;
 }
@@ -258,9 +272,9 @@ static int hpm_sim_cfg_show(const void *data, char *buf, int at)
 	const struct hpm_sim_cfg *cfg = data;
 
 	return sysfs_emit_at(buf, at,
-			     " harts=%u counters=%u width=%u freq_mhz=%u sscofpmf=%u strict_skip=%u",
+			     " harts=%u counters=%u width=%u freq_mhz=%u sscofpmf=%u strict_skip=%u user_prog=%u",
 			     cfg->harts, cfg->counters, cfg->width, cfg->freq_mhz,
-			     cfg->sscofpmf, cfg->strict_skip);
+			     cfg->sscofpmf, cfg->strict_skip, cfg->user_prog);
 }
 
 /* ---- the counters ---- */
@@ -720,6 +734,27 @@ static const struct sifive_hpm_ops hpm_sim_ops = {
 	.set_overflow_handler	= hpm_sim_set_overflow_handler,
 };
 
+/*
+ * The second SBI user takes every free programmable counter of @h (a raw
+ * event each, started from 0), as riscv_pmu_sbi with that many events
+ * open; h->lock held
+ */
+static void hpm_sim_user_take_prog(struct hpm_sim *hs, struct hpm_sim_hart *h)
+{
+	u32 prog = (u32)GENMASK(SIFIVE_HPM_MAX_COUNTERS - 1, SIFIVE_HPM_CTR_HPM0);
+	long idx;
+
+	for (;;) {
+		idx = hpm_sim_do_config(hs, h, prog & ~h->configured, 0,
+					SIFIVE_HPM_EVENT_IDX(SIFIVE_HPM_TYPE_RAW, 0),
+					hpm_sim_u74[0].sel);
+		if (idx < 0)
+			break;
+		h->user_prog |= BIT(idx);
+		hpm_sim_do_start(hs, h, BIT(idx), SIFIVE_HPM_START_FLAG_SET_INIT_VALUE, 0);
+	}
+}
+
 /* ---- model life cycle ---- */
 
 static void *hpm_sim_create(struct socpmu_sim_dev *sdev)
@@ -759,6 +794,14 @@ static void *hpm_sim_create(struct socpmu_sim_dev *sdev)
 		h->user_idx[1] = -1;
 		h->lcofi = IRQ_WORK_INIT_HARD(hpm_sim_lcofi);
 		INIT_CSD(&h->lcofi_ipi, hpm_sim_lcofi_ipi, h);
+		/* Held before the driver probes: its trial matches find none free */
+		if (cfg->user_prog) {
+			unsigned long irqflags;
+
+			raw_spin_lock_irqsave(&h->lock, irqflags);
+			hpm_sim_user_take_prog(hs, h);
+			raw_spin_unlock_irqrestore(&h->lock, irqflags);
+		}
 	}
 	return hs;
 }
@@ -1074,18 +1117,28 @@ static ssize_t hpm_sim_user_cmd(struct hpm_sim *hs, const char __user *ubuf, siz
 		return -EFAULT;
 	buf[count] = '\0';
 	if (sscanf(buf, "%u %15s %15s", &hart, ev, op) != 3 || hart >= hs->cfg->harts) {
-		pr_debug("user: want \"<hart> <cycles|instret> <open|close>\"\n");
+		pr_debug("user: want \"<hart> <cycles|instret|prog> <open|close>\"\n");
 		return -EINVAL;
 	}
 	e = match_string(hpm_sim_user_events, ARRAY_SIZE(hpm_sim_user_events), ev);
-	if (e < 0 || (strcmp(op, "open") && strcmp(op, "close"))) {
+	if ((e < 0 && strcmp(ev, "prog")) || (strcmp(op, "open") && strcmp(op, "close"))) {
 		pr_debug("user: unknown event or operation '%s %s'\n", ev, op);
 		return -EINVAL;
 	}
 	h = &hs->harts[hart];
 	raw_spin_lock_irqsave(&h->lock, irqflags);
 	irq = hpm_sim_sync(h, ktime_get_ns());
-	if (!strcmp(op, "open")) {
+	if (e < 0) {
+		/* The programmable counters: take the free ones, or give them back */
+		if (!strcmp(op, "open")) {
+			hpm_sim_user_take_prog(hs, h);
+		} else if (h->user_prog) {
+			hpm_sim_do_stop(hs, h, h->user_prog, SIFIVE_HPM_STOP_FLAG_RESET);
+			h->user_prog = 0;
+		} else {
+			ret = -ENOENT;
+		}
+	} else if (!strcmp(op, "open")) {
 		if (h->user_idx[e] >= 0) {
 			ret = -EBUSY;
 			goto out;
@@ -1126,10 +1179,16 @@ static int hpm_sim_user_show(struct seq_file *m, void *v)
 	unsigned int i;
 	int e, idx;
 	u64 count;
+	u32 prog;
 	bool irq, running, configured;
 
 	for (i = 0; i < hs->cfg->harts; i++) {
 		h = &hs->harts[i];
+		raw_spin_lock_irqsave(&h->lock, irqflags);
+		prog = h->user_prog;
+		raw_spin_unlock_irqrestore(&h->lock, irqflags);
+		if (prog)
+			seq_printf(m, "%u prog counters=%#x\n", i, prog);
 		for (e = 0; e < ARRAY_SIZE(hpm_sim_user_events); e++) {
 			raw_spin_lock_irqsave(&h->lock, irqflags);
 			irq = hpm_sim_sync(h, ktime_get_ns());

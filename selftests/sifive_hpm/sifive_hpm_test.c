@@ -1110,6 +1110,67 @@ TEST_F(hpm, impossible_groups)
 	close(leader);
 }
 
+/* The programmable counters the other SBI user holds on @hart ("user" file), or < 0 */
+static long user_prog_counters(const struct hpm_dev *h, unsigned int hart)
+{
+	char buf[1024];
+	unsigned int hh, mask;
+	int ret = sp_debugfs_read(&h->d, "user", buf, sizeof(buf));
+
+	if (ret < 0)
+		return ret;
+	for (char *l = strtok(buf, "\n"); l; l = strtok(NULL, "\n"))
+		if (sscanf(l, "%u prog counters=%x", &hh, &mask) == 2 && hh == hart)
+			return mask;
+	return 0;
+}
+
+/*
+ * The firmware says "no" to cycles and instructions on the programmable
+ * counters the same way when it has none free: harts whose programmable
+ * counters the other SBI user all holds while the driver probes
+ * (user_prog=1) are assumed to count them, as before the driver asked. A
+ * group with a second cycles or instructions event is accepted there; the
+ * same harts probed with free counters refuse it (impossible_groups). The
+ * driver used to take any "no" for good, and refused those groups until
+ * the device was gone.
+ */
+TEST_F(hpm, programmable_counters_busy_at_probe)
+{
+	const struct hpm_dev *x = &self->extra;
+	int leader, fds[4], n = 0;
+	char params[128];
+
+	snprintf(params, sizeof(params), "%s user_prog=1", variant->params);
+	create_extra(_metadata, self, params);
+	/* The other user held them all before the PMU existed, and still does */
+	ASSERT_LE(2, x->counters);
+	ASSERT_EQ((long)((1u << x->counters) - 1) << SIFIVE_HPM_CTR_HPM0,
+		  user_prog_counters(x, 0));
+
+	/* Busy at probe: not a "cannot" */
+	leader = OPEN_OK(x, -1, 0, CFG_CYCLES, 0, -1, 0);
+	fds[n++] = OPEN_OK(x, -1, 0, CFG_CYCLES, 0, leader, 0);
+	fds[n++] = OPEN_OK(x, -1, 0, CFG_INSTR, 0, leader, 0);
+	fds[n++] = OPEN_OK(x, -1, 0, CFG_INSTR, 0, leader, 0);
+	while (n)
+		close(fds[--n]);
+	close(leader);
+
+	/* Free at probe: the firmware's "no" counts */
+	leader = OPEN_OK(&self->h, -1, 0, CFG_CYCLES, 0, -1, 0);
+	EXPECT_EQ(-EINVAL, hpm_open(&self->h, -1, 0, CFG_CYCLES, 0, leader, 0));
+	fds[n++] = OPEN_OK(&self->h, -1, 0, CFG_INSTR, 0, leader, 0);
+	EXPECT_EQ(-EINVAL, hpm_open(&self->h, -1, 0, CFG_INSTR, 0, leader, 0));
+	while (n)
+		close(fds[--n]);
+	close(leader);
+
+	/* The other user gives the counters back */
+	EXPECT_EQ(0, sp_debugfs_printf(&x->d, "user", "0 prog close"));
+	EXPECT_EQ(0, user_prog_counters(x, 0));
+}
+
 /* ---------------------------------------------------------------------
  * 64-bit counts across hardware wraps
  */
