@@ -1275,6 +1275,96 @@ TEST_F(api, kept_out_reported)
 	unsetenv("ESP_MONITOR_QUIET");
 }
 
+/* Lines of @f that contain @what; the lines go to @all (a buffer of @len) */
+static int lines_with(FILE *f, const char *what, char *all, size_t len)
+{
+	char line[1024];
+	size_t at = 0;
+	int n = 0;
+
+	rewind(f);
+	all[0] = '\0';
+	while (fgets(line, sizeof(line), f)) {
+		n += !!strstr(line, what);
+		if (at < len)
+			at += (size_t)snprintf(all + at, len - at, "%s", line);
+	}
+	return n;
+}
+
+/*
+ * esp-pmu.rst: each kind of error is reported once on stderr, and each
+ * errno of the "other" errors is a kind. The library hits EMFILE three
+ * times (no file left for the tile's events, and a hard limit it cannot
+ * raise the soft one to), then EBUSY three times (another user's pinned,
+ * exclusive group keeps the tile out): stderr says each once. The other
+ * errors used to share one flag, and the EBUSY after an EMFILE was never
+ * reported.
+ */
+TEST_F(api, each_errno_reported_once)
+{
+	const struct esp_soc *s = &self->soc;
+	esp_monitor_args_t a = { .read_mode = ESP_MON_READ_SINGLE,
+				 .tile_index = (uint8_t)s->mem_tile[0],
+				 .mon_index = MON_DDR_WORD_TRANSFER_INDEX };
+	int emfile[3], ebusy[3], saved, excl, fd, lowered, restored;
+	struct perf_event_attr attr;
+	struct rlimit old, low;
+	static char text[8192];
+	FILE *log = tmpfile();
+
+	ASSERT_NE(NULL, log);
+	ASSERT_EQ(0, getrlimit(RLIMIT_NOFILE, &old));
+	sp_attr_init(&attr, &s->d, ESP_MON_DDR_ACCESSES, 0);
+	attr.pinned = 1;
+	attr.exclusive = 1;
+	excl = sp_perf_event_open(&attr, -1, s->d.cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, excl) TH_LOG("an exclusive group: %s", strerror(-excl));
+	saved = dup(STDERR_FILENO);
+	ASSERT_LE(0, saved);
+	unsetenv("ESP_MONITOR_QUIET");
+
+	/* The library's stderr to @log; nothing of the harness's until it is back */
+	fflush(stderr);
+	dup2(fileno(log), STDERR_FILENO);
+	/* The lowest free fd: with the limit there, none is left (nor raisable) */
+	fd = dup(saved);
+	close(fd);
+	low.rlim_cur = low.rlim_max = (rlim_t)fd;
+	lowered = setrlimit(RLIMIT_NOFILE, &low) ? -errno : 0;
+	for (int i = 0; i < 3; i++) {
+		esp_monitor(a, NULL);
+		emfile[i] = esp_monitor_error();
+	}
+	restored = setrlimit(RLIMIT_NOFILE, &old) ? -errno : 0;
+	/* The tile opens now, and the exclusive group keeps it out */
+	esp_monitor(a, NULL);
+	for (int i = 0; i < 3; i++) {
+		sp_sleep_ms(10);
+		esp_monitor(a, NULL);
+		ebusy[i] = esp_monitor_error();
+	}
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	close(excl);
+
+	ASSERT_EQ(0, lowered) TH_LOG("RLIMIT_NOFILE to %d: %s", fd, strerror(-lowered));
+	ASSERT_EQ(0, restored) TH_LOG("RLIMIT_NOFILE back: %s", strerror(-restored));
+	for (int i = 0; i < 3; i++) {
+		EXPECT_EQ(-EMFILE, emfile[i]) TH_LOG("call %d with no file left", i);
+		EXPECT_EQ(-EBUSY, ebusy[i]) TH_LOG("read %d kept out", i);
+	}
+	EXPECT_EQ(1, lines_with(log, strerror(EMFILE), text, sizeof(text)))
+		TH_LOG("stderr:\n%s", text);
+	EXPECT_EQ(1, lines_with(log, "another user holds the PMU", text, sizeof(text)))
+		TH_LOG("stderr:\n%s", text);
+	EXPECT_EQ(2, lines_with(log, "esp_monitor: ", text, sizeof(text)))
+		TH_LOG("stderr:\n%s", text);
+	fclose(log);
+	esp_monitor_free();
+}
+
 /*
  * CMD gets the limit of open files esp-monitor was given: the library
  * raises the soft limit to the hard one when a SoC's events need more
