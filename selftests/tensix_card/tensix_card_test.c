@@ -933,6 +933,89 @@ TEST_F(card, card_dead_counts_freeze)
 	close(fd[0]);
 }
 
+/* The bridge's "tensix_noc.tiles.<n>" of @c, under "socpmu_sim.tensix_noc.<id>" */
+static int card_tiles_dev(const struct card *c, char *name, size_t len)
+{
+	const char *pfx = "socpmu_sim.tensix_noc.";
+	char regs[PATH_MAX], pat[PATH_MAX];
+	const char *p;
+	glob_t g;
+	int ret;
+
+	ret = tile_regmap_file(c, regs, sizeof(regs));
+	if (ret)
+		return ret;
+	p = strstr(regs, pfx);
+	snprintf(pat, sizeof(pat), "/sys/bus/auxiliary/devices/%s%d/tensix_noc.tiles.*", pfx,
+		 atoi(p + strlen(pfx)));
+	if (glob(pat, 0, NULL, &g))
+		return -ENOENT;
+	ret = g.gl_pathc == 1 ? 0 : -EINVAL;
+	if (!ret)
+		snprintf(name, len, "%s", strrchr(g.gl_pathv[0], '/') + 1);
+	globfree(&g);
+	return ret;
+}
+
+/*
+ * A card that answers again keeps its PMU frozen; with the events closed,
+ * binding its tiles to tensix_pmu again gives a new PMU that counts (the
+ * recovery tensix-pmu.rst documents).
+ */
+TEST_F(card, card_back_rebind)
+{
+	const char *drv = "/sys/bus/auxiliary/drivers/tensix_pmu.pmu";
+	char before[SP_MAX_PMUS][SP_NAME_LEN], after[SP_MAX_PMUS][SP_NAME_LEN];
+	ino_t ino[SP_MAX_PMUS];
+	struct card *c = &self->c;
+	char tiles[SP_NAME_LEN], path[PATH_MAX], buf[64];
+	uint64_t type;
+	int fd, nb, na;
+
+	ASSERT_EQ(0, card_tiles_dev(c, tiles, sizeof(tiles)));
+	ASSERT_EQ(0, sp_pmu_write_u64(&c->d, "poll_interval_us", 10000));
+	fd = sp_open(&c->d, FPU_INSTR, 0, -1, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, card_inject(c, c->core[0], TENSIX_BANK_FPU, 0, 321));
+	EXPECT_EQ(321, read_ok(_metadata, fd));
+	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "dead", "1"));
+	sp_sleep_ms(50);
+	EXPECT_EQ(321, read_ok(_metadata, fd));
+	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "dead", "0"));
+	ASSERT_LT(0, sp_debugfs_read(&c->d, "dead", buf, sizeof(buf)));
+	EXPECT_STREQ("N\n", buf);
+	sp_sleep_ms(50);
+	EXPECT_EQ(321, read_ok(_metadata, fd));
+	close(fd);
+
+	nb = sp_list_pmus("tensix_", before, SP_MAX_PMUS);
+	for (int i = 0; i < nb; i++)
+		ino[i] = sp_pmu_ino(before[i]);
+	snprintf(path, sizeof(path), "%s/unbind", drv);
+	ASSERT_EQ(0, sp_write_file(path, tiles));
+	snprintf(path, sizeof(path), "%s/bind", drv);
+	ASSERT_EQ(0, sp_write_file(path, tiles));
+	na = sp_list_pmus("tensix_", after, SP_MAX_PMUS);
+	c->d.pmu[0] = 0;
+	for (int i = 0; i < na && !c->d.pmu[0]; i++) {
+		ino_t now = sp_pmu_ino(after[i]);
+		bool seen = !now;
+
+		for (int j = 0; j < nb && !seen; j++)
+			seen = !strcmp(after[i], before[j]) && now == ino[j];
+		if (!seen)
+			snprintf(c->d.pmu, sizeof(c->d.pmu), "%.63s", after[i]);
+	}
+	ASSERT_NE(0, c->d.pmu[0]) TH_LOG("no new PMU after binding %s again", tiles);
+	ASSERT_EQ(0, sp_pmu_read_u64(&c->d, "type", &type));
+	c->d.type = (int)type;
+	fd = sp_open(&c->d, FPU_INSTR, 0, -1, 0);
+	ASSERT_LE(0, fd) TH_LOG("%s: %s", c->d.pmu, strerror(-fd));
+	ASSERT_EQ(0, card_inject(c, c->core[0], TENSIX_BANK_FPU, 0, 77));
+	EXPECT_EQ(77, read_ok(_metadata, fd));
+	close(fd);
+}
+
 /*
  * Why the tests of a card whose provider does not know its harvesting
  * cannot run here (they need tensix_noc without harvest=), or NULL
