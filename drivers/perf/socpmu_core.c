@@ -20,6 +20,11 @@
  * is after the last event's ->destroy (see socpmu_safe_to_free()), or the
  * driver module's exit does, which perf's module references guarantee
  * happens only once every event is gone.
+ *
+ * Hardware that stops answering (a PCIe card being reset, or off the bus,
+ * whose reads return all ones) is dead the same way, from the read on
+ * which the driver notices (socpmu_lost()): no value of that read or any
+ * later one is folded into a count.
  */
 
 #define pr_fmt(fmt) "socpmu: " fmt
@@ -243,7 +248,37 @@ void socpmu_platform_remove(struct platform_device *pdev)
 }
 EXPORT_SYMBOL_GPL(socpmu_platform_remove);
 
-/* Fold the counters' progress since the last read into the 64-bit count. */
+/**
+ * socpmu_lost() - the hardware stopped answering: the PMU is dead
+ * @sp: the PMU, locked (from a socpmu_ops callback)
+ * @why: what happened, for the log
+ *
+ * For a driver whose read of the hardware fails (a PCIe card being reset,
+ * or off the bus: reads return all ones). The PMU goes dead as if its
+ * device had been removed: the values of the failed read, and of every
+ * later one, are never folded into a count; the events keep the counts of
+ * their last good read, stay readable and can be closed; the core calls
+ * the driver no more, the poll stops, and new events fail with ENODEV.
+ * That lasts until the device is removed: hardware that answers again
+ * (after a reset, counters zeroed) gets a new PMU when its device is bound
+ * again. Logged once. The driver should return from its callback at once.
+ */
+void socpmu_lost(struct socpmu *sp, const char *why)
+{
+	lockdep_assert_held(&sp->lock);
+	if (sp->dead)
+		return;
+	/* Pairs with the READ_ONCE() in socpmu_event_init() */
+	WRITE_ONCE(sp->dead, true);
+	dev_warn(sp->dev, "%s: %s: counts frozen at their last good read, no new events\n",
+		 sp->name, why);
+}
+EXPORT_SYMBOL_GPL(socpmu_lost);
+
+/*
+ * Fold the counters' progress since the last read into the 64-bit count,
+ * unless the hardware stopped answering, before or during the read.
+ */
 static void socpmu_event_update(struct socpmu *sp, struct perf_event *event)
 {
 	struct socpmu_hw_event *se = socpmu_hw(event);
@@ -251,7 +286,12 @@ static void socpmu_event_update(struct socpmu *sp, struct perf_event *event)
 	unsigned int i;
 
 	lockdep_assert_held(&sp->lock);
+	if (sp->dead)
+		return;
 	sp->ops->read(sp, event, sp->vals);
+	/* socpmu_lost() in the read: its values are not counts */
+	if (sp->dead)
+		return;
 	for (i = 0; i < se->nr; i++) {
 		delta += (sp->vals[i] - se->prev[i]) & se->mask;
 		se->prev[i] = sp->vals[i];
@@ -308,7 +348,9 @@ void socpmu_restart(struct socpmu *sp, void (*restart)(struct socpmu *sp),
 			se->prev[i] = 0;
 		}
 	}
-	restart(sp);
+	/* Nothing touches hardware that stopped answering (socpmu_lost()) */
+	if (!sp->dead)
+		restart(sp);
 }
 EXPORT_SYMBOL_GPL(socpmu_restart);
 
@@ -359,8 +401,10 @@ static enum hrtimer_restart socpmu_poll(struct hrtimer *timer)
 		if (sp->ops->read_begin && !sp->txn_read)
 			sp->ops->read_begin(sp, SOCPMU_POLL);
 		socpmu_update_active(sp);
-		if (sp->ops->read_end && !sp->txn_read)
+		if (sp->ops->read_end && !sp->txn_read && !sp->dead)
 			sp->ops->read_end(sp);
+		/* The hardware stopped answering (socpmu_lost()): no more polls */
+		restart = !sp->dead;
 	}
 	/*
 	 * Under the lock, against socpmu_add(): a first add that came in the
@@ -750,10 +794,11 @@ static void socpmu_start(struct perf_event *event, int flags)
 	unsigned long irqflags;
 
 	raw_spin_lock_irqsave(&sp->lock, irqflags);
-	if (!sp->dead) {
+	if (!sp->dead)
 		sp->ops->read(sp, event, se->prev);
+	/* Not if that read found the hardware gone: stopped, frozen */
+	if (!sp->dead)
 		event->hw.state = 0;
-	}
 	raw_spin_unlock_irqrestore(&sp->lock, irqflags);
 }
 
@@ -1217,10 +1262,14 @@ void socpmu_unregister(struct socpmu *sp)
 {
 	unsigned long flags;
 
-	/* Bank the last counts, end any group read, never touch the device again */
+	/*
+	 * Bank the last counts, end any group read, never touch the device
+	 * again; nothing of it if the hardware stopped answering before
+	 * (socpmu_lost())
+	 */
 	raw_spin_lock_irqsave(&sp->lock, flags);
 	socpmu_update_active(sp);
-	if (sp->txn_read)
+	if (sp->txn_read && !sp->dead)
 		sp->ops->read_end(sp);
 	sp->txn_read = 0;
 	WRITE_ONCE(sp->dead, true);

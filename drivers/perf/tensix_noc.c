@@ -10,7 +10,10 @@
  * a raw spinlock, programs it and accesses the tile for every register
  * access: perf calls in with interrupts off, and whatever happened to the
  * window in between (a chip reset, say), an access never goes through a
- * window that points elsewhere.
+ * window that points elsewhere. A card that is reset or falls off the bus
+ * answers all ones: a tile read of all ones whose window's config register
+ * reads back all ones too fails with -EIO (tt_noc_answers()), so that
+ * tensix_pmu freezes its counts instead of taking it for a counter value.
  *
  * The card comes in one of two ways, both ending in tt_noc_bridge_probe():
  *  - an auxiliary device "<provider>.tensix_noc" (struct tt_noc_card): tt-kmd
@@ -154,8 +157,13 @@ static void tt_noc_set_bits(u32 *w, unsigned int shift, unsigned int width, u64 
 			w[(shift + i) / 32] |= BIT((shift + i) % 32);
 }
 
-/* Point the bridge's window at @addr (2 MiB aligned) of tile (@x, @y) */
-static void tt_noc_program(struct tt_noc_bridge *br, unsigned int x, unsigned int y, u64 addr)
+/*
+ * Point the bridge's window at @addr (2 MiB aligned) of tile (@x, @y).
+ * Returns the first word written to the config register: never all ones
+ * (x_start, bits 27-31 on Wormhole, is 0; so are the address bits above
+ * 0xFFA00000 >> 21 on Blackhole).
+ */
+static u32 tt_noc_program(struct tt_noc_bridge *br, unsigned int x, unsigned int y, u64 addr)
 {
 	const struct tt_noc_arch_info *info = br->info;
 	unsigned int reg = TT_NOC_TLB_CFG_BASE + br->tlb * info->cfg_size, i;
@@ -168,6 +176,31 @@ static void tt_noc_program(struct tt_noc_bridge *br, unsigned int x, unsigned in
 	tt_noc_set_bits(w, info->ordering, 2, TT_NOC_ORDERING_STRICT);
 	for (i = 0; i < info->cfg_size / 4; i++)
 		regmap_write(br->bar0, reg + 4 * i, w[i]);
+	return w[0];
+}
+
+/**
+ * tt_noc_answers() - is a read of all ones through the window a value?
+ * @br: the bridge, locked, its window just programmed
+ * @w0: the first word of the window's config register, as programmed
+ *
+ * A card that is being reset (tt-smi reset) or fell off the bus answers
+ * every BAR0 read with all ones (a PCIe master abort), and so would a
+ * counter that reads 0xffffffff. The config register tells them apart: it
+ * reads back as programmed, and the bridge never programs a word of all
+ * ones (see tt_noc_program()).
+ *
+ * Return: 0 when the card answers, -EIO when it does not.
+ */
+static int tt_noc_answers(struct tt_noc_bridge *br, u32 w0)
+{
+	unsigned int reg = TT_NOC_TLB_CFG_BASE + br->tlb * br->info->cfg_size, cfg;
+	int ret;
+
+	ret = regmap_read(br->bar0, reg, &cfg);
+	if (ret)
+		return ret;
+	return cfg == U32_MAX && w0 != U32_MAX ? -EIO : 0;
 }
 
 /* The window offset of tile register @reg */
@@ -181,17 +214,24 @@ static u64 tt_noc_win_addr(unsigned int reg)
 	return (TT_TENSIX_DEBUG_REGS + reg) & ~(u64)(TT_NOC_WIN_SIZE - 1);
 }
 
-/* regmap bus of a tile: program the window and go through it, atomically */
+/*
+ * regmap bus of a tile: program the window and go through it, atomically.
+ * A read of all ones from a card that does not answer fails with -EIO
+ * (tt_noc_answers()): it is no register's value.
+ */
 static int tt_noc_tile_read(void *context, unsigned int reg, unsigned int *val)
 {
 	struct tt_noc_tile *t = context;
 	struct tt_noc_bridge *br = t->br;
 	unsigned long flags;
+	u32 w0;
 	int ret;
 
 	raw_spin_lock_irqsave(&br->lock, flags);
-	tt_noc_program(br, t->x, t->y, tt_noc_win_addr(reg));
+	w0 = tt_noc_program(br, t->x, t->y, tt_noc_win_addr(reg));
 	ret = regmap_read(br->bar0, br->win_base + tt_noc_win_off(reg), val);
+	if (!ret && *val == U32_MAX)
+		ret = tt_noc_answers(br, w0);
 	raw_spin_unlock_irqrestore(&br->lock, flags);
 	return ret;
 }

@@ -245,8 +245,9 @@ static bool tensix_compatible(struct socpmu *sp, struct perf_event *a,
 }
 
 /*
- * The regmaps are MMIO, a NOC window or the simulator: none fails or
- * sleeps, so access errors cannot happen here and are not checked.
+ * The regmaps are MMIO, a NOC window or the simulator: none sleeps, and
+ * only a NOC window fails: a read from a card that stopped answering (reset,
+ * or off the bus: see tensix_noc.c). A write cannot tell.
  */
 static void tensix_write(struct tensix_pmu *tp, unsigned int core,
 			 unsigned int offset, u32 val)
@@ -256,13 +257,29 @@ static void tensix_write(struct tensix_pmu *tp, unsigned int core,
 	regmap_write(u->map, u->base + offset, val);
 }
 
+static const char tensix_card_gone[] =
+	"the card stopped answering (reset, or off the bus: reads return all ones)";
+
 static u32 tensix_read(struct tensix_pmu *tp, unsigned int core, unsigned int offset)
 {
 	const struct tensix_unit *u = &tp->units[core];
 	unsigned int val = 0;
 
-	regmap_read(u->map, u->base + offset, &val);
+	/*
+	 * The PMU is dead from here on: the caller stops at the next
+	 * tensix_lost() and the core folds nothing of this read
+	 */
+	if (regmap_read(u->map, u->base + offset, &val)) {
+		socpmu_lost(&tp->sp, tp->noc ? tensix_card_gone : "register reads fail");
+		return 0;
+	}
 	return val;
+}
+
+/* A read failed (socpmu_lost()): touch the hardware no more */
+static bool tensix_lost(struct tensix_pmu *tp)
+{
+	return tp->sp.dead;
 }
 
 /* Point the bank's output mux at @sel; a register write only on a change. */
@@ -294,6 +311,8 @@ static void tensix_latch_mux(struct tensix_pmu *tp, unsigned int core, unsigned 
 	u32 field = GENMASK(TENSIX_MUX_SHIFT + tp->mux_bits - 1, TENSIX_MUX_SHIFT);
 	u32 val = tensix_read(tp, core, TENSIX_PERF_CNT_MUX_CTRL);
 
+	if (tensix_lost(tp))
+		return;
 	/* The other bits of MUX_CTRL belong to another function */
 	val = (val & ~field) | (mux << TENSIX_MUX_SHIFT);
 	tensix_write(tp, core, TENSIX_PERF_CNT_MUX_CTRL, val);
@@ -424,7 +443,8 @@ static int tensix_add(struct socpmu *sp, struct perf_event *event)
 				return -EAGAIN;
 		}
 	}
-	for (core = first; core < first + n; core++) {
+	/* (the bank state of a card that stopped answering is moot: never used again) */
+	for (core = first; core < first + n && !tensix_lost(tp); core++) {
 		bs = &tp->banks[core][bank];
 		if (bs->users) {
 			tensix_hold(tp, core, bank);
@@ -470,7 +490,8 @@ static void tensix_read_event(struct socpmu *sp, struct perf_event *event, u64 *
 	unsigned int first, n, i;
 
 	n = tensix_ev_cores(tp, event, &first);
-	for (i = 0; i < n; i++) {
+	/* A card that stopped answering is not asked n times */
+	for (i = 0; i < n && !tensix_lost(tp); i++) {
 		tensix_hold(tp, first + i, bank);
 		if (tensix_ev_cycles(event)) {
 			vals[i] = tensix_read(tp, first + i, out);

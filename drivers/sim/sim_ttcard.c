@@ -31,6 +31,12 @@
  * between programming a window and using it grows, and a user of the
  * window that does not keep the two atomic is caught within a few
  * hundred accesses instead of a few hundred thousand.
+ *
+ * debugfs "dead" (0 or 1, read as N or Y) plays a card that is reset
+ * (tt-smi reset) or fell off the bus: while it is set, every BAR0 read
+ * returns all ones, as a PCIe master abort does, and writes are dropped;
+ * the TLB config registers and the tiles keep their state. Writing 0 brings
+ * the card back as it was. Accesses while dead are counted in "errors".
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": ttcard: " fmt
 
@@ -134,6 +140,8 @@ struct ttcard_cfg {
  * @tile_at: model core at NOC (x, y), or -1
  * @bad_harvested: accesses to harvested tiles
  * @bad_stray: accesses the model does not have
+ * @bad_dead: BAR0 accesses while @dead
+ * @dead: the card does not answer: reads return all ones, writes are lost
  * @cfg_delay_ns: stall after each config register write (debugfs)
  * @ts: the Tensix counter model, one core per tile
  */
@@ -148,6 +156,8 @@ struct ttcard {
 	s16 tile_at[TT_BH_GRID_X][TT_BH_GRID_Y];
 	atomic64_t bad_harvested;
 	atomic64_t bad_stray;
+	atomic64_t bad_dead;
+	bool dead;
 	u32 cfg_delay_ns;
 	struct tensix_sim *ts;
 };
@@ -234,6 +244,13 @@ static void ttcard_access(struct ttcard *tc, unsigned int reg, unsigned int *rva
 	unsigned long flags;
 	u32 delay_ns;
 
+	/* Reset or off the bus: a master abort, nothing reaches the card */
+	if (READ_ONCE(tc->dead)) {
+		if (rval)
+			*rval = U32_MAX;
+		atomic64_inc(&tc->bad_dead);
+		return;
+	}
 	if (reg >= TT_NOC_TLB_CFG_BASE && cfg / tc->a->cfg_size < tc->a->nwin) {
 		u32 *word = &tc->tlb[cfg / tc->a->cfg_size][(cfg % tc->a->cfg_size) / 4];
 
@@ -286,9 +303,10 @@ static int ttcard_errors_show(struct seq_file *m, void *v)
 {
 	struct ttcard *tc = m->private;
 
-	seq_printf(m, "harvested %lld\nstray %lld\n",
+	seq_printf(m, "harvested %lld\nstray %lld\ndead %lld\n",
 		   (s64)atomic64_read(&tc->bad_harvested),
-		   (s64)atomic64_read(&tc->bad_stray));
+		   (s64)atomic64_read(&tc->bad_stray),
+		   (s64)atomic64_read(&tc->bad_dead));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ttcard_errors);
@@ -367,6 +385,7 @@ static void ttcard_debugfs_init(struct socpmu_sim_dev *sdev, struct dentry *dir)
 	debugfs_create_file("tiles", 0400, dir, tc, &ttcard_tiles_fops);
 	debugfs_create_file("errors", 0400, dir, tc, &ttcard_errors_fops);
 	debugfs_create_file("user_tlb", 0200, dir, tc, &ttcard_user_tlb_fops);
+	debugfs_create_bool("dead", 0600, dir, &tc->dead);
 	socpmu_sim_debugfs_delay(dir, "cfg_delay_ns", &tc->cfg_delay_ns);
 }
 

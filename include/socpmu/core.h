@@ -158,7 +158,9 @@ enum socpmu_window {
  * @del: release what @add claimed.
  * @read: store the current raw value of each of the event's counters in
  *	@vals (wrapping counters: the core extends them). Called with
- *	socpmu::lock held, interrupts off.
+ *	socpmu::lock held, interrupts off. A read that fails because the
+ *	hardware stopped answering calls socpmu_lost() and returns: @vals
+ *	are then ignored.
  * @read_begin: optional, start of a group transaction (perf adding or
  *	reading a group), of a poll sweep or of a window in which perf has the
  *	PMU disabled (scheduling events out and in), @why says which: e.g.
@@ -198,7 +200,8 @@ struct socpmu_ops {
  * @poll_max_ns: longest poll period that catches every wrap (the driver's
  *	default): sysfs refuses longer ones
  * @txn_read: number of open group transactions and PMU-disabled windows
- * @dead: the device is gone; the PMU only waits for its events to close
+ * @dead: the device is gone, or its hardware stopped answering
+ *	(socpmu_lost()); the PMU only waits for its events to close
  * @id: instance number within the driver's IDA
  * @ida: the driver's IDA, released with the PMU
  * @life: the PMU's lifetime: its events, pin and removal
@@ -256,6 +259,7 @@ int socpmu_register(struct socpmu *sp, struct device *dev,
 		    const struct socpmu_ops *ops, struct ida *ida,
 		    const char *prefix, const struct attribute_group **groups);
 void socpmu_unregister(struct socpmu *sp);
+void socpmu_lost(struct socpmu *sp, const char *why);
 void socpmu_life_init(struct socpmu_life *life, struct pmu *pmu, struct device *dev,
 		      void (*release)(struct socpmu_life *life));
 void socpmu_life_add(struct socpmu_life *life);

@@ -21,6 +21,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/klog.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
@@ -778,6 +779,241 @@ TEST_F(card, remove_card_with_open_events)
 	ASSERT_EQ(0, card_inject(c, c->core[last], TENSIX_BANK_FPU, 0, 5));
 	EXPECT_EQ(5, read_ok(_metadata, fd[0]));
 	close(fd[0]);
+}
+
+/* BAR0 accesses of the card while it was dead (debugfs "errors": "dead N") */
+static int card_dead_accesses(const struct card *c, uint64_t *n)
+{
+	char buf[128];
+	unsigned long long h, s, d;
+	int ret = sp_debugfs_read(&c->d, "errors", buf, sizeof(buf));
+
+	if (ret < 0)
+		return ret;
+	if (sscanf(buf, "harvested %llu stray %llu dead %llu", &h, &s, &d) != 3)
+		return -EINVAL;
+	*n = d;
+	return 0;
+}
+
+/* How often the kernel log says @needle (its ring buffer: recent messages) */
+static int klog_count(const char *needle)
+{
+	int len = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0), n = 0;
+	char *buf, *p;
+
+	if (len <= 0)
+		return -1;
+	buf = malloc(len + 1);
+	if (!buf)
+		return -1;
+	len = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, len);
+	if (len < 0) {
+		free(buf);
+		return -1;
+	}
+	buf[len] = 0;
+	for (p = buf; (p = strstr(p, needle)); p++)
+		n++;
+	free(buf);
+	return n;
+}
+
+#define DEAD_EVENTS	5
+
+/*
+ * The card is reset (tt-smi reset) or falls off the bus while perf counts:
+ * every BAR0 read returns all ones (the model's debugfs "dead"). The poll,
+ * read(), a group read, disable/enable and close must not take that for
+ * counter values: a count that had 1234 would otherwise jump by about 2^32
+ * at the next poll. The counts freeze at their last good read, the PMU
+ * says so once in the log, stops touching the card (the poll stops) and
+ * takes no new events (ENODEV); when the card answers again the counts
+ * stay frozen (its counters were reset: they would be garbage); removing
+ * the card afterwards works, and a new card counts.
+ */
+TEST_F(card, card_dead_counts_freeze)
+{
+	struct card *c = &self->c;
+	int last = c->nunits - 1, fd[DEAD_EVENTS], warned;
+	uint64_t want[DEAD_EVENTS], val, before, after;
+	struct { uint64_t nr, cycles, instr; } g;
+	char name[SP_NAME_LEN], needle[96];
+
+	snprintf(needle, sizeof(needle), "%s: the card stopped answering", c->d.pmu);
+	warned = klog_count(needle);
+	ASSERT_EQ(0, sp_pmu_write_u64(&c->d, "poll_interval_us", 10000));
+	fd[0] = sp_open(&c->d, FPU_INSTR, sp_cfg1_unit(0), -1, 0);
+	fd[1] = sp_open(&c->d, FPU_INSTR, sp_cfg1_unit(last), -1, 0);
+	fd[2] = sp_open(&c->d, FPU_INSTR, 0, -1, 0);
+	/* a group as perf stat -e '{...}' makes it: fpu_cycles leads, unit 0 */
+	fd[3] = sp_open(&c->d, cfg_cycles(TENSIX_BANK_FPU), sp_cfg1_unit(0), -1,
+			PERF_FORMAT_GROUP);
+	ASSERT_LE(0, fd[3]);
+	fd[4] = sp_open(&c->d, FPU_INSTR, sp_cfg1_unit(0), fd[3], PERF_FORMAT_GROUP);
+	for (int i = 0; i < DEAD_EVENTS; i++) {
+		ASSERT_LE(0, fd[i]) TH_LOG("event %d: %s", i, strerror(-fd[i]));
+	}
+	ASSERT_EQ(0, card_inject(c, c->core[0], TENSIX_BANK_FPU, 0, 1234));
+	ASSERT_EQ(0, card_inject(c, c->core[last], TENSIX_BANK_FPU, 0, 4321));
+	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "advance", "all 7"));
+	want[0] = 1234;
+	want[1] = 4321;
+	want[2] = 1234 + 4321;
+	for (int i = 0; i < 3; i++) {
+		EXPECT_EQ(want[i], read_ok(_metadata, fd[i])) TH_LOG("event %d", i);
+	}
+	ASSERT_EQ((ssize_t)sizeof(g), read(fd[3], &g, sizeof(g)));
+	EXPECT_EQ(2, g.nr);
+	EXPECT_EQ(7, g.cycles);
+	EXPECT_EQ(1234, g.instr);
+
+	/* reset: the card goes on counting inside, unseen */
+	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "dead", "1"));
+	ASSERT_EQ(0, card_inject(c, c->core[0], TENSIX_BANK_FPU, 0, 1000));
+	sp_sleep_ms(100);	/* 10 polls */
+	for (int i = 0; i < 3; i++) {
+		EXPECT_EQ(want[i], read_ok(_metadata, fd[i]))
+			TH_LOG("event %d after the card died: +%" PRId64, i,
+			       (int64_t)(read_ok(_metadata, fd[i]) - want[i]));
+	}
+	ASSERT_EQ((ssize_t)sizeof(g), read(fd[3], &g, sizeof(g)));
+	EXPECT_EQ(7, g.cycles) TH_LOG("group leader after the card died");
+	EXPECT_EQ(1234, g.instr) TH_LOG("group member after the card died");
+	EXPECT_EQ(warned + 1, klog_count(needle))
+		TH_LOG("the log does not say once \"%s\"", needle);
+
+	/* dead for good: the poll and reads no longer ask the card */
+	ASSERT_EQ(0, card_dead_accesses(c, &before));
+	sp_sleep_ms(50);
+	for (int i = 0; i < 3; i++)
+		read_ok(_metadata, fd[i]);
+	ASSERT_EQ(0, card_dead_accesses(c, &after));
+	EXPECT_EQ(before, after) TH_LOG("the PMU still reads a card that does not answer");
+	EXPECT_GT(0, sp_open(&c->d, FPU_INSTR, 0, -1, 0)) TH_LOG("a new event on a dead card");
+	for (int i = 0; i < DEAD_EVENTS; i++) {
+		EXPECT_EQ(0, ioctl(fd[i], PERF_EVENT_IOC_DISABLE, 0));
+		EXPECT_EQ(0, ioctl(fd[i], PERF_EVENT_IOC_ENABLE, 0));
+	}
+	for (int i = 0; i < 3; i++) {
+		EXPECT_EQ(want[i], read_ok(_metadata, fd[i])) TH_LOG("event %d re-enabled", i);
+	}
+
+	/* the card answers again: its counts are not the events' */
+	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "dead", "0"));
+	ASSERT_EQ(0, card_inject(c, c->core[0], TENSIX_BANK_FPU, 0, 99));
+	sp_sleep_ms(50);
+	for (int i = 0; i < 3; i++) {
+		EXPECT_EQ(want[i], read_ok(_metadata, fd[i])) TH_LOG("event %d, card back", i);
+	}
+	EXPECT_EQ(warned + 1, klog_count(needle));
+	close(fd[0]);
+
+	/* removal with frozen events open, then close */
+	ASSERT_EQ(0, sp_dev_delete(&c->d));
+	for (int i = 1; i < 3; i++) {
+		ssize_t n = read(fd[i], &val, sizeof(val));
+
+		if (n == (ssize_t)sizeof(val)) {
+			EXPECT_EQ(want[i], val) TH_LOG("event %d, card removed", i);
+		} else {
+			EXPECT_EQ(-1, n);
+		}
+	}
+	for (int i = 1; i < DEAD_EVENTS; i++)
+		close(fd[i]);
+
+	/* a new card counts */
+	snprintf(name, sizeof(name), "%s", c->d.name);
+	ASSERT_EQ(0, card_create(c, name, variant->bh, variant->harvest));
+	fd[0] = sp_open(&c->d, FPU_INSTR, 0, -1, 0);
+	ASSERT_LE(0, fd[0]);
+	ASSERT_EQ(0, card_inject(c, c->core[last], TENSIX_BANK_FPU, 0, 5));
+	EXPECT_EQ(5, read_ok(_metadata, fd[0]));
+	close(fd[0]);
+}
+
+/* The bridge's "tensix_noc.tiles.<n>" of @c, under "socpmu_sim.tensix_noc.<id>" */
+static int card_tiles_dev(const struct card *c, char *name, size_t len)
+{
+	const char *pfx = "socpmu_sim.tensix_noc.";
+	char regs[PATH_MAX], pat[PATH_MAX];
+	const char *p;
+	glob_t g;
+	int ret;
+
+	ret = tile_regmap_file(c, regs, sizeof(regs));
+	if (ret)
+		return ret;
+	p = strstr(regs, pfx);
+	snprintf(pat, sizeof(pat), "/sys/bus/auxiliary/devices/%s%d/tensix_noc.tiles.*", pfx,
+		 atoi(p + strlen(pfx)));
+	if (glob(pat, 0, NULL, &g))
+		return -ENOENT;
+	ret = g.gl_pathc == 1 ? 0 : -EINVAL;
+	if (!ret)
+		snprintf(name, len, "%s", strrchr(g.gl_pathv[0], '/') + 1);
+	globfree(&g);
+	return ret;
+}
+
+/*
+ * A card that answers again keeps its PMU frozen; with the events closed,
+ * binding its tiles to tensix_pmu again gives a new PMU that counts (the
+ * recovery tensix-pmu.rst documents).
+ */
+TEST_F(card, card_back_rebind)
+{
+	const char *drv = "/sys/bus/auxiliary/drivers/tensix_pmu.pmu";
+	char before[SP_MAX_PMUS][SP_NAME_LEN], after[SP_MAX_PMUS][SP_NAME_LEN];
+	ino_t ino[SP_MAX_PMUS];
+	struct card *c = &self->c;
+	char tiles[SP_NAME_LEN], path[PATH_MAX], buf[64];
+	uint64_t type;
+	int fd, nb, na;
+
+	ASSERT_EQ(0, card_tiles_dev(c, tiles, sizeof(tiles)));
+	ASSERT_EQ(0, sp_pmu_write_u64(&c->d, "poll_interval_us", 10000));
+	fd = sp_open(&c->d, FPU_INSTR, 0, -1, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, card_inject(c, c->core[0], TENSIX_BANK_FPU, 0, 321));
+	EXPECT_EQ(321, read_ok(_metadata, fd));
+	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "dead", "1"));
+	sp_sleep_ms(50);
+	EXPECT_EQ(321, read_ok(_metadata, fd));
+	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "dead", "0"));
+	ASSERT_LT(0, sp_debugfs_read(&c->d, "dead", buf, sizeof(buf)));
+	EXPECT_STREQ("N\n", buf);
+	sp_sleep_ms(50);
+	EXPECT_EQ(321, read_ok(_metadata, fd));
+	close(fd);
+
+	nb = sp_list_pmus("tensix_", before, SP_MAX_PMUS);
+	for (int i = 0; i < nb; i++)
+		ino[i] = sp_pmu_ino(before[i]);
+	snprintf(path, sizeof(path), "%s/unbind", drv);
+	ASSERT_EQ(0, sp_write_file(path, tiles));
+	snprintf(path, sizeof(path), "%s/bind", drv);
+	ASSERT_EQ(0, sp_write_file(path, tiles));
+	na = sp_list_pmus("tensix_", after, SP_MAX_PMUS);
+	c->d.pmu[0] = 0;
+	for (int i = 0; i < na && !c->d.pmu[0]; i++) {
+		ino_t now = sp_pmu_ino(after[i]);
+		bool seen = !now;
+
+		for (int j = 0; j < nb && !seen; j++)
+			seen = !strcmp(after[i], before[j]) && now == ino[j];
+		if (!seen)
+			snprintf(c->d.pmu, sizeof(c->d.pmu), "%.63s", after[i]);
+	}
+	ASSERT_NE(0, c->d.pmu[0]) TH_LOG("no new PMU after binding %s again", tiles);
+	ASSERT_EQ(0, sp_pmu_read_u64(&c->d, "type", &type));
+	c->d.type = (int)type;
+	fd = sp_open(&c->d, FPU_INSTR, 0, -1, 0);
+	ASSERT_LE(0, fd) TH_LOG("%s: %s", c->d.pmu, strerror(-fd));
+	ASSERT_EQ(0, card_inject(c, c->core[0], TENSIX_BANK_FPU, 0, 77));
+	EXPECT_EQ(77, read_ok(_metadata, fd));
+	close(fd);
 }
 
 /*

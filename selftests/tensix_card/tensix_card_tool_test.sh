@@ -9,7 +9,8 @@
 # socpmu_sim loaded. Creates a Wormhole card with a harvested row and a
 # Blackhole card through /sys/devices/socpmu_sim/new_device, injects exact
 # counts into one tile (by NOC coordinates) from inside the measured command
-# and checks what each tool prints.
+# and checks what each tool prints. Last, a card that stops answering
+# (debugfs "dead": reset, or off the bus) while perf stat counts.
 #
 # perf record and perf script run with kernel pointers hidden
 # (kernel.kptr_restrict=2): nothing here needs the kernel's symbols, and
@@ -21,7 +22,7 @@ SIM=/sys/devices/socpmu_sim
 BUS=/sys/bus/event_source/devices
 DEBUGFS=/sys/kernel/debug
 SIMDBG=$DEBUGFS/socpmu_sim
-NTESTS=8
+NTESTS=9
 TMP=${TMPDIR:-/tmp}/tensix_card_tool.$$
 KPTR=/proc/sys/kernel/kptr_restrict
 kptr=$(cat "$KPTR" 2>/dev/null)
@@ -135,6 +136,24 @@ for spec in "whc arch=wormhole harvest=0x1 9,10" "bhc arch=blackhole 16,11"; do
 	*) not_ok "$name: tensix-perf counts tile $xy"; show "$TMP/tp"; show "$TMP/tp.err" ;;
 	esac
 done
+
+# perf stat while the card is reset (every read all ones) after counting
+# 4242: a poll (every 10 ms) banks the 4242 before the card dies, and the
+# count must stay that, not gain 2^32 of all-ones "counter values"
+name=wdc
+if card "$name" "arch=wormhole"; then
+	core=$(core_at "$name" 1,1)
+	echo 10000 > "$BUS/$PMU/poll_interval_us"
+	perf stat -a -x, -o "$TMP/dead" -e "$PMU/fpu_instruction/" -- sh -c \
+		"echo '$core fpu 0 4242' > $SIMDBG/$name/inject; sleep 0.1;
+		 echo 1 > $SIMDBG/$name/dead; echo '$core fpu 0 1' > $SIMDBG/$name/inject;
+		 sleep 0.1" >/dev/null 2>&1
+	check "$name: perf stat keeps the last good count of a card that stopped answering" \
+		"$(awk -F, '/fpu_instruction/ { print $1 }' "$TMP/dead")" 4242
+	echo 0 > "$SIMDBG/$name/dead"
+else
+	not_ok "$name: perf stat keeps the last good count of a card that stopped answering"
+fi
 
 totals
 [ $nfail -eq 0 ]
