@@ -1125,6 +1125,22 @@ static long user_prog_counters(const struct hpm_dev *h, unsigned int hart)
 	return 0;
 }
 
+/* An event that @free takes, @busy takes too */
+static void expect_taken_by_both(struct __test_metadata *_metadata, const struct hpm_dev *free,
+				 const struct hpm_dev *busy, uint64_t config)
+{
+	int a = hpm_open(free, -1, 0, config, 0, -1, 0);
+	int b = hpm_open(busy, -1, 0, config, 0, -1, 0);
+
+	if (a >= 0) {
+		EXPECT_LE(0, b) TH_LOG("config %#llx: %s", (unsigned long long)config,
+				       strerror(-b));
+		close(a);
+	}
+	if (b >= 0)
+		close(b);
+}
+
 /*
  * The firmware says "no" to cycles and instructions on the programmable
  * counters the same way when it has none free: harts whose programmable
@@ -1172,30 +1188,13 @@ TEST_F(hpm, programmable_counters_busy_at_probe)
 	 * and refused with ENOENT for good), and count once the other user
 	 * gives the counters back.
 	 */
-	for (unsigned int code = 1; code < SIFIVE_HPM_GEN_MAX; code++) {
-		int a = hpm_open(&self->h, -1, 0, CFG_GEN(code), 0, -1, 0);
-		int b = hpm_open(x, -1, 0, CFG_GEN(code), 0, -1, 0);
-
-		if (a >= 0)
-			EXPECT_LE(0, b) TH_LOG("general event %u: %s", code, strerror(-b));
-		if (a >= 0)
-			close(a);
-		if (b >= 0)
-			close(b);
-	}
-	for (unsigned int id = 0; id < SIFIVE_HPM_CACHE_NR_IDS; id++) {
-		uint64_t cfg = (uint64_t)SIFIVE_HPM_TYPE_CACHE << SIFIVE_HPM_CFG_TYPE_SHIFT |
-			       SIFIVE_HPM_CACHE_CODE(id, SIFIVE_HPM_OP_READ, SIFIVE_HPM_RESULT_MISS);
-		int a = hpm_open(&self->h, -1, 0, cfg, 0, -1, 0);
-		int b = hpm_open(x, -1, 0, cfg, 0, -1, 0);
-
-		if (a >= 0)
-			EXPECT_LE(0, b) TH_LOG("cache event %u read miss: %s", id, strerror(-b));
-		if (a >= 0)
-			close(a);
-		if (b >= 0)
-			close(b);
-	}
+	for (unsigned int code = 1; code < SIFIVE_HPM_GEN_MAX; code++)
+		expect_taken_by_both(_metadata, &self->h, x, CFG_GEN(code));
+	for (unsigned int id = 0; id < SIFIVE_HPM_CACHE_NR_IDS; id++)
+		expect_taken_by_both(_metadata, &self->h, x,
+				     (uint64_t)SIFIVE_HPM_TYPE_CACHE << SIFIVE_HPM_CFG_TYPE_SHIFT |
+				     SIFIVE_HPM_CACHE_CODE(id, SIFIVE_HPM_OP_READ,
+							   SIFIVE_HPM_RESULT_MISS));
 
 	/* The other user gives the counters back: such an event counts */
 	EXPECT_EQ(0, sp_debugfs_printf(&x->d, "user", "0 prog close"));

@@ -179,6 +179,20 @@ static uint64_t read_ok(struct __test_metadata *_metadata, int fd)
 	return val;
 }
 
+/* An event of a removed card: its frozen count @want, or a failed read */
+static void expect_frozen_or_gone(struct __test_metadata *_metadata, int fd, uint64_t want,
+				  int i)
+{
+	uint64_t val = 0;
+	ssize_t n = read(fd, &val, sizeof(val));
+
+	if (n == (ssize_t)sizeof(val)) {
+		EXPECT_EQ(want, val) TH_LOG("event %d, card removed", i);
+	} else {
+		EXPECT_EQ(-1, n);
+	}
+}
+
 #define FPU_INSTR	cfg_counter(TENSIX_BANK_FPU, 0, 0)
 
 FIXTURE(card) {
@@ -727,13 +741,28 @@ TEST_F_TIMEOUT(card, rotation_reads_only_what_it_restarts, 120)
 					 c->nunits, all, one);
 }
 
+/* A new card named @name counts exactly on its last tile */
+static void expect_new_card_counts(struct __test_metadata *_metadata, struct card *c,
+				   const char *name, bool bh, unsigned int harvest)
+{
+	char copy[SP_NAME_LEN];
+	int fd;
+
+	snprintf(copy, sizeof(copy), "%s", name);	/* @name may be c's own */
+	ASSERT_EQ(0, card_create(c, copy, bh, harvest));
+	fd = sp_open(&c->d, FPU_INSTR, 0, -1, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, card_inject(c, c->core[c->nunits - 1], TENSIX_BANK_FPU, 0, 5));
+	EXPECT_EQ(5, read_ok(_metadata, fd));
+	close(fd);
+}
+
 /* Removing the card under open events: counts freeze, nothing crashes */
 TEST_F(card, remove_card_with_open_events)
 {
 	struct card *c = &self->c;
 	int last = c->nunits - 1, fd[3];
 	uint64_t val, want[3];
-	char name[SP_NAME_LEN];
 	struct sp_dev gone;
 
 	ASSERT_EQ(0, sp_pmu_write_u64(&c->d, "poll_interval_us", 10000));
@@ -757,13 +786,7 @@ TEST_F(card, remove_card_with_open_events)
 	ASSERT_EQ(0, sp_dev_delete(&c->d));
 	sp_sleep_ms(100);
 	for (int i = 0; i < 3; i++) {
-		ssize_t n = read(fd[i], &val, sizeof(val));
-
-		if (n == (ssize_t)sizeof(val)) {
-			EXPECT_EQ(want[i], val) TH_LOG("event %d", i);
-		} else {
-			EXPECT_EQ(-1, n);
-		}
+		expect_frozen_or_gone(_metadata, fd[i], want[i], i);
 		ioctl(fd[i], PERF_EVENT_IOC_DISABLE, 0);
 		ioctl(fd[i], PERF_EVENT_IOC_ENABLE, 0);
 		close(fd[i]);
@@ -772,13 +795,7 @@ TEST_F(card, remove_card_with_open_events)
 	EXPECT_GT(0, (int)val) TH_LOG("%s took an event after removal", gone.pmu);
 
 	/* a new card works */
-	snprintf(name, sizeof(name), "%s", gone.name);
-	ASSERT_EQ(0, card_create(c, name, variant->bh, variant->harvest));
-	fd[0] = sp_open(&c->d, FPU_INSTR, 0, -1, 0);
-	ASSERT_LE(0, fd[0]);
-	ASSERT_EQ(0, card_inject(c, c->core[last], TENSIX_BANK_FPU, 0, 5));
-	EXPECT_EQ(5, read_ok(_metadata, fd[0]));
-	close(fd[0]);
+	expect_new_card_counts(_metadata, c, gone.name, variant->bh, variant->harvest);
 }
 
 /* BAR0 accesses of the card while it was dead (debugfs "errors": "dead N") */
@@ -836,9 +853,9 @@ TEST_F(card, card_dead_counts_freeze)
 {
 	struct card *c = &self->c;
 	int last = c->nunits - 1, fd[DEAD_EVENTS], warned;
-	uint64_t want[DEAD_EVENTS], val, before, after;
+	uint64_t want[DEAD_EVENTS], before, after;
 	struct { uint64_t nr, cycles, instr; } g;
-	char name[SP_NAME_LEN], needle[96];
+	char needle[96];
 
 	snprintf(needle, sizeof(needle), "%s: the card stopped answering", c->d.pmu);
 	warned = klog_count(needle);
@@ -911,26 +928,13 @@ TEST_F(card, card_dead_counts_freeze)
 
 	/* removal with frozen events open, then close */
 	ASSERT_EQ(0, sp_dev_delete(&c->d));
-	for (int i = 1; i < 3; i++) {
-		ssize_t n = read(fd[i], &val, sizeof(val));
-
-		if (n == (ssize_t)sizeof(val)) {
-			EXPECT_EQ(want[i], val) TH_LOG("event %d, card removed", i);
-		} else {
-			EXPECT_EQ(-1, n);
-		}
-	}
+	for (int i = 1; i < 3; i++)
+		expect_frozen_or_gone(_metadata, fd[i], want[i], i);
 	for (int i = 1; i < DEAD_EVENTS; i++)
 		close(fd[i]);
 
 	/* a new card counts */
-	snprintf(name, sizeof(name), "%s", c->d.name);
-	ASSERT_EQ(0, card_create(c, name, variant->bh, variant->harvest));
-	fd[0] = sp_open(&c->d, FPU_INSTR, 0, -1, 0);
-	ASSERT_LE(0, fd[0]);
-	ASSERT_EQ(0, card_inject(c, c->core[last], TENSIX_BANK_FPU, 0, 5));
-	EXPECT_EQ(5, read_ok(_metadata, fd[0]));
-	close(fd[0]);
+	expect_new_card_counts(_metadata, c, c->d.name, variant->bh, variant->harvest);
 }
 
 /* The bridge's "tensix_noc.tiles.<n>" of @c, under "socpmu_sim.tensix_noc.<id>" */
