@@ -69,6 +69,7 @@
 #define ST_DIRECT_MIN		1024	/* smallest AUX window worth mapping */
 #define ST_ITC_CHUNK		64	/* ITC stores per interrupts-off section */
 #define ST_STIM_POLLS		1000	/* reads of a stimulus register until ready */
+#define ST_WINDOW_SLACK		8	/* bytes of a window kept free: see st_make_room() */
 
 /* The AUX buffer: perf's pages, a power of 2 of them */
 struct st_aux {
@@ -759,15 +760,24 @@ static bool st_refresh(struct st_cpu *c)
 /*
  * Room for the next ITC store in the hart's sink window: drain it first if
  * the store might not fit. A copy sink is drained when it holds what one
- * drain may copy (st_window_cap()). A private sink is drained only if that
- * gains something; if not, it stops or wraps as the event asked (return
- * SIZE_MAX: no more checks), which keeps the oldest or the newest trace. A
- * funnel is always drained, since other harts write into it too.
+ * drain may copy (st_window_cap()), less ST_WINDOW_SLACK. A private sink is
+ * drained only if that gains something; if not, it stops or wraps as the
+ * event asked (return SIZE_MAX: no more checks), which keeps the oldest or
+ * the newest trace. A funnel is always drained, since other harts write
+ * into it too.
+ *
+ * The slack: WP counts whole words, so up to 3 bytes of the word being
+ * assembled are not in the fill read here, and a sink wraps when its last
+ * word is written, also when a drain's flush pads the partial word. A
+ * window filled to its end cannot be told from one that overwrote trace
+ * (the drain flags a gap), so trace must stay below its last word: the
+ * bytes read, the partial word and the stores made from the room returned
+ * (NEXUS_DQ_MAX_BYTES each) end at least one byte before it.
  */
 static size_t st_make_room(struct st_cpu *c, struct st_te *te)
 {
 	struct st_block *b = st_te_sink_block(te);
-	size_t fill, cap = st_window_cap(b);
+	size_t fill, cap = st_window_cap(b) - ST_WINDOW_SLACK;
 	bool wrapped;
 
 	fill = st_window_fill(b, &wrapped);

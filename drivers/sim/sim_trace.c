@@ -54,7 +54,11 @@
  * the next n stores to stimulus registers, traced or not (0 ends it); reading
  * gives the stores logged so far, as struct socpmu_sim_itc_rec
  * (include/socpmu/sim_itc_log.h): what the harts stored, for tests to
- * compare with what a trace decoder found.
+ * compare with what a trace decoder found; "ts_jump" (rw): before every
+ * ITC message the TE's timestamp unit (the funnel's, behind one) jumps
+ * ahead by that many ticks, as if the hart had been held off that long
+ * between its stores (a vCPU that a loaded host did not run): the messages
+ * then carry long timestamp XORs, so they are long (0: off).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": trace: " fmt
 
@@ -154,6 +158,7 @@ struct trace_sim {
 	unsigned int srcbits;
 	struct trace_sim_stats stats;
 	u32 stim_busy;			/* stimulus reads left that say "not ready" */
+	u64 ts_jump;			/* ticks the time base jumps before an ITC message */
 	/* debugfs "itc_log": the stores so far, room for @log_size (0: off) */
 	struct socpmu_sim_itc_rec *log;
 	u32 log_len, log_size;
@@ -515,13 +520,15 @@ static void trace_sim_msg_start(struct trace_sim *ts, struct trace_sim_te *te,
 		trace_sim_msg_fixed(m, te->hart, ts->srcbits);
 }
 
-/* The TE's timestamp: its own unit, or the funnel's for a slave */
+/* The TE's timestamp unit: its own, or the funnel's for a slave */
+static struct trace_sim_ts *trace_sim_te_unit(struct trace_sim *ts, struct trace_sim_te *te)
+{
+	return te->b.ts.type == SIFIVE_TS_TYPE_SLAVE ? &ts->funnel.ts : &te->b.ts;
+}
+
 static u64 trace_sim_te_now(struct trace_sim *ts, struct trace_sim_te *te)
 {
-	const struct trace_sim_ts *t = te->b.ts.type == SIFIVE_TS_TYPE_SLAVE ?
-				       &ts->funnel.ts : &te->b.ts;
-
-	return trace_sim_ts_read(t, ktime_get_ns());
+	return trace_sim_ts_read(trace_sim_te_unit(ts, te), ktime_get_ns());
 }
 
 /* Hand a finished message to the TE's sink; false if there is none running */
@@ -579,14 +586,21 @@ static bool trace_sim_itc(struct trace_sim *ts, struct trace_sim_te *te, unsigne
 			  unsigned int width, u32 val)
 {
 	u32 stamp = SIFIVE_TS_ENABLE | SIFIVE_TS_INSTRUMENTATION;
+	struct trace_sim_ts *unit;
 	struct trace_sim_msg m;
-	u64 now;
+	u64 now, jump;
 
 	if (!trace_sim_te_tracing(te) || !te->synced ||
 	    (te->b.control & SIFIVE_CTRL_INSTRUMENT_MASK) != SIFIVE_CTRL_INSTRUMENT_ITC ||
 	    !(te->itc_enable & BIT(ch))) {
 		ts->stats.dropped++;
 		return false;
+	}
+	jump = READ_ONCE(ts->ts_jump);
+	if (jump) {
+		/* debugfs "ts_jump": the hart was held off that long */
+		unit = trace_sim_te_unit(ts, te);
+		unit->value = (unit->value + jump) & TRACE_SIM_TS_MASK;
 	}
 	trace_sim_msg_start(ts, te, &m, NEXUS_TCODE_DATA_ACQUISITION);
 	trace_sim_msg_var(&m, SIFIVE_ITC_TAG(ch, width), false);
@@ -989,6 +1003,7 @@ static void trace_sim_debugfs_init(struct socpmu_sim_dev *sdev, struct dentry *d
 	debugfs_create_file("itc_log", 0600, dir, sdev->model, &trace_sim_itc_log_fops);
 	debugfs_create_file("stats", 0400, dir, sdev->model, &trace_sim_stats_fops);
 	debugfs_create_u32("stim_busy", 0600, dir, &((struct trace_sim *)sdev->model)->stim_busy);
+	debugfs_create_u64("ts_jump", 0600, dir, &((struct trace_sim *)sdev->model)->ts_jump);
 }
 
 /* Configuration */
