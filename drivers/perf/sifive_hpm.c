@@ -1100,18 +1100,13 @@ static void hpm_check_events(void *data)
 		__set_bit(c, cache ? hpm->cache_ok : hpm->gen_ok);
 	}
 	/*
-	 * The firmware answers "no" the same way when no programmable counter
-	 * is free (another SBI user holds them all) as when it cannot count
-	 * the event: a "no" counts only if a programmable counter was free for
-	 * another event here. Otherwise every event is assumed countable, as
-	 * riscv_pmu_sbi does (one the firmware cannot count is then not
-	 * counted when scheduled), rather than hidden and refused for good.
+	 * Can a programmable counter count cycles, instructions? The firmware
+	 * answers "no" the same way when none is free (another SBI user holds
+	 * them all): only a "no" while one was free above counts; otherwise
+	 * assume they can, as before this check. (The events above keep
+	 * their "no": the same answer comes from a firmware without an event
+	 * map for the programmable counters, where they would never count.)
 	 */
-	if (!prog_free && hpm->prog_mask) {
-		bitmap_fill(hpm->gen_ok, SIFIVE_HPM_GEN_MAX);
-		bitmap_fill(hpm->cache_ok, SIFIVE_HPM_CACHE_NR_CODES);
-	}
-	/* Can a programmable counter count cycles, instructions? The same rule */
 	for (code = SIFIVE_HPM_GEN_CPU_CYCLES; code <= SIFIVE_HPM_GEN_INSTRUCTIONS; code++) {
 		unsigned long bit = BIT(code == SIFIVE_HPM_GEN_CPU_CYCLES ? SIFIVE_HPM_CTR_CYCLE :
 					SIFIVE_HPM_CTR_INSTRET);
