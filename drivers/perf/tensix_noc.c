@@ -157,6 +157,12 @@ static void tt_noc_set_bits(u32 *w, unsigned int shift, unsigned int width, u64 
 			w[(shift + i) / 32] |= BIT((shift + i) % 32);
 }
 
+/* BAR0 offset of the config register of the bridge's window */
+static unsigned int tt_noc_cfg_reg(const struct tt_noc_bridge *br)
+{
+	return TT_NOC_TLB_CFG_BASE + br->tlb * br->info->cfg_size;
+}
+
 /*
  * Point the bridge's window at @addr (2 MiB aligned) of tile (@x, @y).
  * Returns the first word written to the config register: never all ones
@@ -166,7 +172,7 @@ static void tt_noc_set_bits(u32 *w, unsigned int shift, unsigned int width, u64 
 static u32 tt_noc_program(struct tt_noc_bridge *br, unsigned int x, unsigned int y, u64 addr)
 {
 	const struct tt_noc_arch_info *info = br->info;
-	unsigned int reg = TT_NOC_TLB_CFG_BASE + br->tlb * info->cfg_size, i;
+	unsigned int reg = tt_noc_cfg_reg(br), i;
 	u32 w[3] = { };
 
 	tt_noc_set_bits(w, 0, info->x_end, addr >> TT_NOC_WIN_SHIFT);
@@ -194,10 +200,10 @@ static u32 tt_noc_program(struct tt_noc_bridge *br, unsigned int x, unsigned int
  */
 static int tt_noc_answers(struct tt_noc_bridge *br, u32 w0)
 {
-	unsigned int reg = TT_NOC_TLB_CFG_BASE + br->tlb * br->info->cfg_size, cfg;
+	unsigned int cfg;
 	int ret;
 
-	ret = regmap_read(br->bar0, reg, &cfg);
+	ret = regmap_read(br->bar0, tt_noc_cfg_reg(br), &cfg);
 	if (ret)
 		return ret;
 	return cfg == U32_MAX && w0 != U32_MAX ? -EIO : 0;
