@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/klog.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -112,6 +113,33 @@ static inline bool sp_path_exists(const char *path)
 	struct stat st;
 
 	return stat(path, &st) == 0;
+}
+
+/*
+ * How often the kernel log's ring buffer (its recent messages) says
+ * @needle, or -errno
+ */
+static inline int sp_klog_count(const char *needle)
+{
+	int len = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0), n = 0;
+	char *buf;
+
+	if (len <= 0)
+		return len < 0 ? -errno : -ENODATA;
+	buf = malloc(len + 1);
+	if (!buf)
+		return -ENOMEM;
+	len = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, len);
+	if (len < 0) {
+		n = -errno;
+		free(buf);
+		return n;
+	}
+	buf[len] = '\0';
+	for (const char *p = buf; (p = strstr(p, needle)); p++)
+		n++;
+	free(buf);
+	return n;
 }
 
 static inline uint64_t sp_now_ns(void)

@@ -16,7 +16,6 @@
 #define _GNU_SOURCE
 #include <sched.h>
 #include <signal.h>
-#include <sys/klog.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -1398,26 +1397,12 @@ TEST_F(hpm, cpus_without_harts)
  * rewrite (a 64-bit counter moved by 2^62 or more), adds nothing for it,
  * says so in the kernel log, and counts on from the new value.
  */
-/* Lines of the kernel log that contain @what */
-static int klog_count(const char *what)
-{
-	static char buf[1 << 20];
-	int len = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, sizeof(buf) - 1), n = 0;
-
-	if (len < 0)
-		return -errno;
-	buf[len] = '\0';
-	for (const char *p = buf; (p = strstr(p, what)); p++)
-		n++;
-	return n;
-}
-
 #define REWROTE	"another SBI user rewrote the instret counter"
 
 TEST_F(hpm, shared_fixed_counter_rewritten_by_other_user)
 {
 	const struct hpm_dev *h = &self->h;
-	int n, logged = klog_count(REWROTE);
+	int n, logged = sp_klog_count(REWROTE);
 
 	ASSERT_LE(0, logged) TH_LOG("kernel log: %s", strerror(-logged));
 	PIN(0);
@@ -1433,7 +1418,7 @@ TEST_F(hpm, shared_fixed_counter_rewritten_by_other_user)
 	EXPECT_COUNT(n, 300, "the rewrite: lost, not a jump by 2^63");
 	INJECT(h, 0, "instret", 20);
 	EXPECT_COUNT(n, 320, "counting on after the rewrite");
-	EXPECT_LT(logged, klog_count(REWROTE)) TH_LOG("no warning in the kernel log");
+	EXPECT_LT(logged, sp_klog_count(REWROTE)) TH_LOG("no warning in the kernel log");
 	USER(h, 0, "instret", "close");
 	close(n);
 }

@@ -21,7 +21,6 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
-#include <sys/klog.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
@@ -155,19 +154,25 @@ static int card_inject(const struct card *c, int core, unsigned int bank,
 				 tensix_bank_names[bank], id, n);
 }
 
-/* "harvested N\nstray N\n" of the card's debugfs "errors" */
-static int card_errors(const struct card *c, uint64_t *harvested, uint64_t *stray)
+/*
+ * "harvested N\nstray N\ndead N\n" of the card's debugfs "errors": bad
+ * accesses, and BAR0 accesses while the card was dead (@dead may be NULL)
+ */
+static int card_errors(const struct card *c, uint64_t *harvested, uint64_t *stray,
+		       uint64_t *dead)
 {
 	char buf[128];
-	unsigned long long h, s;
+	unsigned long long h, s, d;
 	int ret = sp_debugfs_read(&c->d, "errors", buf, sizeof(buf));
 
 	if (ret < 0)
 		return ret;
-	if (sscanf(buf, "harvested %llu stray %llu", &h, &s) != 2)
+	if (sscanf(buf, "harvested %llu stray %llu dead %llu", &h, &s, &d) != 3)
 		return -EINVAL;
 	*harvested = h;
 	*stray = s;
+	if (dead)
+		*dead = d;
 	return 0;
 }
 
@@ -302,7 +307,7 @@ TEST_F(card, every_tile_exact)
 		close(fd[u]);
 	close(sum);
 	close(cyc);
-	ASSERT_EQ(0, card_errors(c, &h, &s));
+	ASSERT_EQ(0, card_errors(c, &h, &s, NULL));
 	EXPECT_EQ(0, h) TH_LOG("the bridge touched a harvested tile");
 	EXPECT_EQ(0, s) TH_LOG("accesses that reached no Tensix register");
 }
@@ -323,7 +328,7 @@ TEST_F(card, harvested_not_offered)
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(0, read_ok(_metadata, fd));
 	close(fd);
-	ASSERT_EQ(0, card_errors(c, &h, &s));
+	ASSERT_EQ(0, card_errors(c, &h, &s, NULL));
 	EXPECT_EQ(0, h);
 	EXPECT_EQ(0, s);
 	/* the model itself refuses accesses to a harvested tile */
@@ -332,7 +337,7 @@ TEST_F(card, harvested_not_offered)
 			continue;
 		ASSERT_EQ(0, sp_debugfs_printf(&c->d, "user_tlb", "0 %d %d 1", c->cx[k],
 					       c->cy[k]));
-		ASSERT_EQ(0, card_errors(c, &h, &s));
+		ASSERT_EQ(0, card_errors(c, &h, &s, NULL));
 		EXPECT_LT(0, h) TH_LOG("model did not notice harvested tile %d,%d",
 				       c->cx[k], c->cy[k]);
 		break;
@@ -464,7 +469,7 @@ TEST_F_TIMEOUT(card, concurrent_window_use, 240)
 	}
 	for (int u = 0; u < c->nunits; u++)
 		close(fd[u]);
-	ASSERT_EQ(0, card_errors(c, &h, &s));
+	ASSERT_EQ(0, card_errors(c, &h, &s, NULL));
 	EXPECT_EQ(0, h);
 	EXPECT_EQ(0, s);
 }
@@ -798,44 +803,6 @@ TEST_F(card, remove_card_with_open_events)
 	expect_new_card_counts(_metadata, c, gone.name, variant->bh, variant->harvest);
 }
 
-/* BAR0 accesses of the card while it was dead (debugfs "errors": "dead N") */
-static int card_dead_accesses(const struct card *c, uint64_t *n)
-{
-	char buf[128];
-	unsigned long long h, s, d;
-	int ret = sp_debugfs_read(&c->d, "errors", buf, sizeof(buf));
-
-	if (ret < 0)
-		return ret;
-	if (sscanf(buf, "harvested %llu stray %llu dead %llu", &h, &s, &d) != 3)
-		return -EINVAL;
-	*n = d;
-	return 0;
-}
-
-/* How often the kernel log says @needle (its ring buffer: recent messages) */
-static int klog_count(const char *needle)
-{
-	int len = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0), n = 0;
-	char *buf, *p;
-
-	if (len <= 0)
-		return -1;
-	buf = malloc(len + 1);
-	if (!buf)
-		return -1;
-	len = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, len);
-	if (len < 0) {
-		free(buf);
-		return -1;
-	}
-	buf[len] = 0;
-	for (p = buf; (p = strstr(p, needle)); p++)
-		n++;
-	free(buf);
-	return n;
-}
-
 #define DEAD_EVENTS	5
 
 /*
@@ -853,12 +820,12 @@ TEST_F(card, card_dead_counts_freeze)
 {
 	struct card *c = &self->c;
 	int last = c->nunits - 1, fd[DEAD_EVENTS], warned;
-	uint64_t want[DEAD_EVENTS], before, after;
+	uint64_t want[DEAD_EVENTS], before, after, h, st;
 	struct { uint64_t nr, cycles, instr; } g;
 	char needle[96];
 
 	snprintf(needle, sizeof(needle), "%s: the card stopped answering", c->d.pmu);
-	warned = klog_count(needle);
+	warned = sp_klog_count(needle);
 	ASSERT_EQ(0, sp_pmu_write_u64(&c->d, "poll_interval_us", 10000));
 	fd[0] = sp_open(&c->d, FPU_INSTR, sp_cfg1_unit(0), -1, 0);
 	fd[1] = sp_open(&c->d, FPU_INSTR, sp_cfg1_unit(last), -1, 0);
@@ -897,15 +864,15 @@ TEST_F(card, card_dead_counts_freeze)
 	ASSERT_EQ((ssize_t)sizeof(g), read(fd[3], &g, sizeof(g)));
 	EXPECT_EQ(7, g.cycles) TH_LOG("group leader after the card died");
 	EXPECT_EQ(1234, g.instr) TH_LOG("group member after the card died");
-	EXPECT_EQ(warned + 1, klog_count(needle))
+	EXPECT_EQ(warned + 1, sp_klog_count(needle))
 		TH_LOG("the log does not say once \"%s\"", needle);
 
 	/* dead for good: the poll and reads no longer ask the card */
-	ASSERT_EQ(0, card_dead_accesses(c, &before));
+	ASSERT_EQ(0, card_errors(c, &h, &st, &before));
 	sp_sleep_ms(50);
 	for (int i = 0; i < 3; i++)
 		read_ok(_metadata, fd[i]);
-	ASSERT_EQ(0, card_dead_accesses(c, &after));
+	ASSERT_EQ(0, card_errors(c, &h, &st, &after));
 	EXPECT_EQ(before, after) TH_LOG("the PMU still reads a card that does not answer");
 	EXPECT_GT(0, sp_open(&c->d, FPU_INSTR, 0, -1, 0)) TH_LOG("a new event on a dead card");
 	for (int i = 0; i < DEAD_EVENTS; i++) {
@@ -923,7 +890,7 @@ TEST_F(card, card_dead_counts_freeze)
 	for (int i = 0; i < 3; i++) {
 		EXPECT_EQ(want[i], read_ok(_metadata, fd[i])) TH_LOG("event %d, card back", i);
 	}
-	EXPECT_EQ(warned + 1, klog_count(needle));
+	EXPECT_EQ(warned + 1, sp_klog_count(needle));
 	close(fd[0]);
 
 	/* removal with frozen events open, then close */
