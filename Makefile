@@ -43,13 +43,13 @@
 #                     fuzzer iterations and the long stress, module and
 #                     security tests, with a summary (tools/vm/fuzz.sh;
 #                     FUZZ_ITERATIONS, FUZZ_SEED, FUZZ_SECONDS, FUZZ_TIMEOUT)
-#   make check        deps + all + perf + sparse + checkpatch + the builds of
-#                     check-riscv, then at once the host tests, the selftests
-#                     in x86 VMs and the RISC-V bench in VM_JOBS (default 3)
-#                     slots, the x86 VMs taking the tests from one queue
-#                     (tools/vm/check.sh; RISCV_ALONGSIDE=0 runs the bench
-#                     after the x86 suites); prints each
-#                     phase's time, and the last line is
+#   make check        deps + the builds of check-riscv, then the RISC-V bench
+#                     and at once all + perf + sparse + checkpatch, then the
+#                     host tests and the selftests in x86 VMs next to the
+#                     bench in VM_JOBS (default 3) slots, the x86 VMs taking
+#                     the tests from one queue (tools/vm/check.sh;
+#                     RISCV_ALONGSIDE=0 runs the bench after the x86 suites);
+#                     prints each phase's time, and the last line is
 #                     "N passed, N failed[, N skipped]"
 #   make clean
 #
@@ -84,7 +84,7 @@ export CACHE
 
 need-kdir = $(if $(wildcard $(KDIR)/Makefile),,$(error no kernel headers in '$(KDIR)': run 'make deps' as root))
 
-.PHONY: all deps modules tools selftests shell install install-modules install-dkms-src stage sparse sparse-run checkpatch run bench check check-riscv perf fuzz clean
+.PHONY: all deps modules tools selftests shell install install-modules install-dkms-src stage sparse sparse-run checkpatch run bench check check-builds check-riscv perf fuzz clean
 
 all: modules tools selftests stage
 
@@ -181,14 +181,18 @@ bench: deps
 		 for b in /selftests/*/*_bench; do echo "### $$b"; $$b || exit 1; done'
 
 # Each phase prints its time (tools/vm/phase.sh) and check.sh lists them all.
+# check.sh starts the RISC-V bench, then runs check-builds, then the tests.
 check: export PHASE_TIMES = $(BUILD)/phase-times
 check: deps
+	@if [ "$${CHECK_RISCV:-1}" != 0 ]; then tools/vm/phase.sh riscv-build tools/vm/check-riscv.sh --build; fi
+	@KVER=$(KVER) tools/vm/check.sh $(MAKE) --no-print-directory check-builds
+
+# What `make check` builds (and checks) before its tests
+check-builds:
 	@tools/vm/phase.sh build $(MAKE) --no-print-directory all
 	@tools/vm/phase.sh perf $(MAKE) --no-print-directory perf
 	@tools/vm/phase.sh sparse $(MAKE) --no-print-directory sparse
 	@tools/vm/phase.sh checkpatch $(MAKE) --no-print-directory checkpatch
-	@if [ "$${CHECK_RISCV:-1}" != 0 ]; then tools/vm/phase.sh riscv-build tools/vm/check-riscv.sh --build; fi
-	@KVER=$(KVER) tools/vm/check.sh
 
 fuzz: deps
 	@$(MAKE) --no-print-directory all

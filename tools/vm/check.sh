@@ -1,20 +1,23 @@
 #!/bin/bash
-# check.sh - the test run of `make check` (which builds everything first):
-#   - the host tests: `make check` of every tools/<name>/Makefile that has a
-#     check: rule, through selftests/run_all.sh,
-#   - at the same time, the selftests in x86 VMs with every socpmu module
-#     loaded (run_all.sh), each VM keeping at most one host CPU busy,
-#   - and the RISC-V VM bench (tools/vm/check-riscv.sh --bench; `make check`
+# check.sh [BUILD...] - the test run of `make check`:
+#   - the RISC-V VM bench (tools/vm/check-riscv.sh --bench; `make check`
 #     has run its builds, --build, before), whose summaries it lists in
 #     .build/riscv-suites (RISCV_VM=0 skips the bench, CHECK_RISCV=0 all of
-#     check-riscv).
+#     check-riscv), from the start: the builds leave a CPU idle,
+#   - at the same time BUILD (`make check` passes `make check-builds`: the
+#     x86 modules, tools, selftests, perf, sparse, checkpatch), which must
+#     succeed before any other test starts,
+#   - then the host tests: `make check` of every tools/<name>/Makefile that
+#     has a check: rule, through selftests/run_all.sh,
+#   - at the same time, the selftests in x86 VMs with every socpmu module
+#     loaded (run_all.sh), each VM keeping at most one host CPU busy.
 # Every job's output is shown when it ends, then the time of every phase
 # and, as the last line, the sum "N passed, N failed" (+ ", N skipped" if
 # any). Fails if a test failed, a VM run went wrong (kernel problem,
 # timeout, no summary), check-riscv failed or no test ran.
 #
-# VM_JOBS slots (default 3) run at once: slot 1 runs the RISC-V bench
-# first, then joins the others; slots 2... each run an x86 VM with a work
+# VM_JOBS slots (default 3) run at once: slot 1 waits for the RISC-V bench,
+# then joins the others; slots 2... each run an x86 VM with a work
 # directory of its own (.build/vm-<n>; .build/vm with VM_JOBS=1). The x86 VMs
 # take the test programs (selftests/<group>/<test>) one at a time from one
 # queue (.build/vm-queue, handed out through each guest's second serial port:
@@ -190,12 +193,12 @@ riscv_bench() {
 	echo "$rc" >"$top/.build/check-riscv.status"
 }
 
-# run_slot N: slot 1 runs the RISC-V bench first (when it runs alongside),
-# then joins the others if tests are left in the queue; every other slot
-# runs a VM suite from the start.
+# run_slot N: slot 1 waits for the RISC-V bench (when it runs alongside),
+# which started before the builds, then joins the others if tests are left
+# in the queue; every other slot runs a VM suite from the start.
 run_slot() {
 	if (($1 == 1 && riscv && alongside)); then
-		riscv_bench
+		wait "$bench_pid" || true
 		[[ -s $queue ]] || return 0
 	fi
 	run_vm_suite "$1"
@@ -212,10 +215,12 @@ vm_tests() {
 	((${#units[@]})) || return 0
 	((jobs <= ${#units[@]})) || jobs=${#units[@]}
 	queue_order "$times" 10 "${units[@]}" >"$queue"
-	for ((i = 1; i <= jobs; i++)); do
+	for ((i = 2; i <= jobs; i++)); do
 		run_slot "$i" &
 		pids+=($!)
 	done
+	# slot 1 here: only this shell can wait for the bench it started
+	run_slot 1
 	for i in "${pids[@]}"; do wait "$i" || true; done
 }
 
@@ -277,13 +282,35 @@ riscv_results() {
 	done <"$top/.build/riscv-suites"
 }
 
-# The host tests and the slots at once (the host tests' output is kept and
-# shown afterwards).
+# stop_tree PID: stop PID and every process it started.
+stop_tree() {
+	local c
+	for c in $(pgrep -P "$1"); do stop_tree "$c"; done
+	kill "$1" 2>/dev/null || true
+}
+
+# The RISC-V bench first (it only needs check-riscv.sh --build, which `make
+# check` ran before), so that it uses the CPU the builds leave idle; then
+# the builds, this script's arguments; then the host tests and the slots at
+# once (the host tests' output is kept and shown afterwards).
 read -r busy0 idle0 stolen0 < <(cpu_times)
 rm -rf "$top/.build/check-phases"
 mkdir -p "$top/.build/check-phases"
 rm -f "$top/.build/check-riscv.status"
 riscv=${CHECK_RISCV:-1}
+bench_pid=
+if ((riscv && alongside)); then
+	riscv_bench &
+	bench_pid=$!
+fi
+if (($#)) && ! "$@"; then
+	if [[ -n $bench_pid ]]; then
+		stop_tree "$bench_pid"
+		wait "$bench_pid" || true
+	fi
+	echo "check: FAILED: the builds ($*)" >&2
+	exit 1
+fi
 timed "host tests" host_tests >"$top/.build/host-tests.log" 2>&1 &
 host_pid=$!
 if ((alongside)); then
@@ -318,7 +345,7 @@ read -r busy1 idle1 stolen1 < <(cpu_times)
 awk -v b=$((busy1 - busy0)) -v i=$((idle1 - idle0)) -v s=$((stolen1 - stolen0)) \
 	-v hz="$(getconf CLK_TCK)" -v n="$(nproc)" 'BEGIN {
 	printf "#   %-28s %7.1f s busy, %.1f s idle, %.1f s stolen (%d CPUs)\n",
-		"CPU of the test run", b / hz, i / hz, s / hz, n
+		"CPU of builds and tests", b / hz, i / hz, s / hz, n
 }'
 if ((alongside)); then
 	echo "#   (the host tests ran during the VM selftests, which include the RISC-V bench)"
