@@ -92,9 +92,16 @@ deps:
 	@if [ -n "$$PHASE_TIMES" ]; then rm -f "$$PHASE_TIMES"; fi
 	@tools/vm/phase.sh deps tools/vm/deps.sh
 
+# Kbuild runs only when its inputs changed or a .ko is missing: even with
+# nothing to do it takes 2 s (its compiler probes), twice in `make check`
+# (tools/vm/cached.sh; CACHED=0 runs it anyway).
+MODULE_KOS = $(addsuffix .ko,$(shell sed -n '/^[^#]/s/.*socpmu_module,\([A-Za-z0-9_]*\),.*/\1/p' Kbuild))
 modules:
 	$(need-kdir)
-	$(KBUILD) modules
+	@mkdir -p $(BUILD)
+	@$(if $(filter-out $(wildcard $(MODULE_KOS)),$(MODULE_KOS)),CACHED=0) tools/vm/cached.sh -q \
+		modules "Kbuild Makefile drivers include $(KDIR)/.config $(KDIR)/Module.symvers" \
+		$(KBUILD) $(if $(ARCH),ARCH=$(ARCH)) $(if $(CROSS_COMPILE),CROSS_COMPILE=$(CROSS_COMPILE)) modules
 
 tools:
 	rm -rf $(BUILD)/tools-root
