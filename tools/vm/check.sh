@@ -398,8 +398,11 @@ awk -v b=$((busy1 - busy0)) -v i=$((idle1 - idle0)) -v s=$((stolen1 - stolen0)) 
 	printf "#   %-28s %7.1f s busy, %.1f s idle, %.1f s stolen (%d CPUs)\n",
 		"CPU of builds and tests", b / hz, i / hz, s / hz, n
 }'
-if ((alongside)); then
-	echo "#   (the host tests ran during the VM selftests, which include the RISC-V bench)"
+if ((!riscv)); then
+	echo "#   (the host tests ran during the VM selftests)"
+elif ((alongside)); then
+	echo "#   (the builds ran during the RISC-V bench, then the host tests and the VM"
+	echo "#   selftests, which include the bench)"
 else
 	echo "#   (the host tests ran during the VM selftests, the RISC-V bench after them)"
 fi
