@@ -43,8 +43,8 @@
 #                     fuzzer iterations and the long stress, module and
 #                     security tests, with a summary (tools/vm/fuzz.sh;
 #                     FUZZ_ITERATIONS, FUZZ_SEED, FUZZ_SECONDS, FUZZ_TIMEOUT)
-#   make check        deps + the builds of check-riscv, then the RISC-V bench
-#                     and at once all + perf + sparse + checkpatch, then the
+#   make check        deps + the builds of check-riscv + perf, then the RISC-V
+#                     bench and at once all + sparse + checkpatch, then the
 #                     host tests and the selftests in x86 VMs next to the
 #                     bench in VM_JOBS (default 3) slots, the x86 VMs taking
 #                     the tests from one queue (tools/vm/check.sh;
@@ -189,15 +189,18 @@ bench: deps
 
 # Each phase prints its time (tools/vm/phase.sh) and check.sh lists them all.
 # check.sh starts the RISC-V bench, then runs check-builds, then the tests.
+# The builds that take both CPUs when they have work to do (the riscv64
+# kernels, perf: minutes on a new machine) come before the bench, which
+# would get no CPU next to them; check-builds' are serial.
 check: export PHASE_TIMES = $(BUILD)/phase-times
 check: deps
 	@if [ "$${CHECK_RISCV:-1}" != 0 ]; then tools/vm/phase.sh riscv-build tools/vm/check-riscv.sh --build; fi
+	@tools/vm/phase.sh perf $(MAKE) --no-print-directory perf
 	@KVER=$(KVER) tools/vm/check.sh $(MAKE) --no-print-directory check-builds
 
-# What `make check` builds (and checks) before its tests
+# What `make check` builds (and checks) next to the RISC-V bench
 check-builds:
 	@tools/vm/phase.sh build $(MAKE) --no-print-directory all
-	@tools/vm/phase.sh perf $(MAKE) --no-print-directory perf
 	@tools/vm/phase.sh sparse $(MAKE) --no-print-directory sparse
 	@tools/vm/phase.sh checkpatch $(MAKE) --no-print-directory checkpatch
 

@@ -5,7 +5,7 @@
 #     .build/riscv-suites (RISCV_VM=0 skips the bench, CHECK_RISCV=0 all of
 #     check-riscv), from the start: the builds leave a CPU idle,
 #   - at the same time BUILD (`make check` passes `make check-builds`: the
-#     x86 modules, tools, selftests, perf, sparse, checkpatch), which must
+#     x86 modules, tools, selftests, sparse, checkpatch), which must
 #     succeed before any other test starts,
 #   - then the host tests: `make check` of every tools/<name>/Makefile that
 #     has a check: rule, through selftests/run_all.sh,
