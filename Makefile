@@ -46,8 +46,9 @@
 #   make check        deps + the builds of check-riscv + perf, then the RISC-V
 #                     bench and at once all + sparse + checkpatch, then the
 #                     host tests and the selftests in x86 VMs next to the
-#                     bench in VM_JOBS (default 3) slots, the x86 VMs taking
-#                     the tests from one queue (tools/vm/check.sh;
+#                     bench in VM_JOBS (default 3) slots and one more once
+#                     the host tests are done, the x86 VMs taking the
+#                     tests from one queue (tools/vm/check.sh;
 #                     RISCV_ALONGSIDE=0 runs the bench after the x86 suites);
 #                     prints each phase's time, and the last line is
 #                     "N passed, N failed[, N skipped]"

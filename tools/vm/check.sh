@@ -366,9 +366,11 @@ make_queue
 host_job &
 host_pid=$!
 if ((alongside)); then
-	echo "### $jobs slots (x86 VM suites, the RISC-V bench) and the host tests at once"
+	echo "### $jobs slots (x86 VM suites, the RISC-V bench) and the host tests at once," \
+		"then slot $((jobs + 1))"
 else
-	echo "### $jobs x86 VM suites and the host tests at once, then the RISC-V bench"
+	echo "### $jobs x86 VM suites and the host tests at once (then slot $((jobs + 1)))," \
+		"then the RISC-V bench"
 fi
 timed "VM selftests" vm_tests
 ((!riscv || alongside)) || riscv_bench
