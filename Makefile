@@ -95,13 +95,15 @@ deps:
 
 # Kbuild runs only when its inputs changed or a .ko is missing: even with
 # nothing to do it takes 2 s (its compiler probes), twice in `make check`
-# (tools/vm/cached.sh; CACHED=0 runs it anyway).
+# (tools/vm/cached.sh; CACHED=0 runs it anyway). The inputs: Kbuild, the
+# sources, the kernel's .config and Module.symvers, and the command, which
+# holds the flags, KDIR, ARCH and CROSS_COMPILE.
 MODULE_KOS = $(addsuffix .ko,$(shell sed -n '/^[^#]/s/.*socpmu_module,\([A-Za-z0-9_]*\),.*/\1/p' Kbuild))
 modules:
 	$(need-kdir)
 	@mkdir -p $(BUILD)
 	@$(if $(filter-out $(wildcard $(MODULE_KOS)),$(MODULE_KOS)),CACHED=0) tools/vm/cached.sh -q \
-		modules "Kbuild Makefile drivers include $(KDIR)/.config $(KDIR)/Module.symvers" \
+		modules "Kbuild drivers include $(KDIR)/.config $(KDIR)/Module.symvers" \
 		$(KBUILD) $(if $(ARCH),ARCH=$(ARCH)) $(if $(CROSS_COMPILE),CROSS_COMPILE=$(CROSS_COMPILE)) modules
 
 tools:
