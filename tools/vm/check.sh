@@ -326,12 +326,11 @@ tree_pids() {
 # renice_tree N PID: every thread of PID and of the processes it started at
 # nice level N (QEMU's vCPU threads included, which renice -p leaves).
 renice_tree() {
-	local p t
+	local p tids=()
 	for p in $(tree_pids "$2"); do
-		for t in /proc/"$p"/task/*; do
-			renice -n "$1" -p "${t##*/}" >/dev/null 2>&1 || true
-		done
+		tids+=(/proc/"$p"/task/*)
 	done
+	renice -n "$1" -p "${tids[@]##*/}" >/dev/null 2>&1 || true
 }
 
 # The RISC-V bench first (it only needs check-riscv.sh --build, which `make
@@ -340,8 +339,7 @@ renice_tree() {
 # once (the host tests' output is kept and shown afterwards). The builds come
 # first, though: the x86 VMs wait for them, not for the bench, which ends
 # long before the x86 suites do. So as root (who may renice it back) the
-# bench runs at nice 10 until the builds are done: a warm build took 8 s
-# next to the booting bench VMs, 4 s alone.
+# bench runs at nice 10 until the builds are done (the figures are above).
 read -r busy0 idle0 stolen0 < <(cpu_times)
 rm -rf "$top/.build/check-phases"
 mkdir -p "$top/.build/check-phases"
