@@ -17,7 +17,10 @@ newc_of() {
 # killed the VM ("" if the VM ended by itself).
 vm_watch() {
 	local pid=$1 log=$2 timeout_s=$3 problem=$4 grace=$5 start=${6:-}
-	local end=$((SECONDS + timeout_s)) grace_end='' line part='' found='' started='' lfd nap
+	local line part='' found='' started='' lfd nap now grace_end=''
+	# deadlines in microseconds: $SECONDS counts whole seconds, and a
+	# deadline of SECONDS + GRACE may come up to a second early
+	local end=$((${EPOCHREALTIME/./} + timeout_s * 1000000))
 
 	stopped=''
 	# Without a process per look (a grep and a sleep 5 times a second cost
@@ -34,15 +37,16 @@ vm_watch() {
 			[[ -z $start || -n $started || ! $line =~ $start ]] || started=1
 		done
 		part+=$line
-		if ((SECONDS >= end)); then
+		now=${EPOCHREALTIME/./}
+		if ((now >= end)); then
 			stopped="timed out after $timeout_s s"
 		elif [[ -z $grace_end && -n $found ]]; then
-			grace_end=$((SECONDS + grace))
+			grace_end=$((now + grace * 1000000))
 			# the start marker counts if it came in the same look as the
 			# problem, printed before or after it
 			[[ -z $start || -n $started ]] ||
 				stopped="stopped: the kernel reported a problem while booting"
-		elif [[ -n $grace_end ]] && ((SECONDS >= grace_end)); then
+		elif [[ -n $grace_end ]] && ((now >= grace_end)); then
 			stopped="stopped $grace s after the kernel reported a problem"
 		fi
 		if [[ -n $stopped ]]; then

@@ -101,11 +101,11 @@ result watch_boot_retry $st
 # 4
 st=0
 r=$(watch grace 30 2 'echo "SOCPMU-VM-START abc"; sleep 0.3; echo "[    9.0] BUG: x"; sleep 25')
-[[ ${r%|*} == "stopped 2 s after the kernel reported a problem" ]] && took "$r" 1.5 8 ||
+[[ ${r%|*} == "stopped 2 s after the kernel reported a problem" ]] && took "$r" 2 8 ||
 	{ echo "vm_watch, a problem after the start: '$r'" | diag; st=1; }
 r=$(watch pieces 30 2 'echo "SOCPMU-VM-START abc"; sleep 0.3; printf "[    9.0] BU"; sleep 0.5
 		       echo "G: soft lockup"; sleep 25')
-[[ ${r%|*} == "stopped 2 s after the kernel reported a problem" ]] && took "$r" 1.5 8 ||
+[[ ${r%|*} == "stopped 2 s after the kernel reported a problem" ]] && took "$r" 2 8 ||
 	{ echo "vm_watch, a problem line in two pieces: '$r'" | diag; st=1; }
 r=$(watch clean 30 2 'echo "SOCPMU-VM-START abc"; sleep 0.5; echo "SOCPMU-VM-EXIT abc status=0"')
 [[ ${r%|*} == "" ]] && took "$r" 0 5 || { echo "vm_watch, a clean run: '$r'" | diag; st=1; }
@@ -114,7 +114,7 @@ result watch_grace $st
 # 5
 st=0
 r=$(watch timeout 2 60 'echo "SOCPMU-VM-START abc"; sleep 25')
-[[ ${r%|*} == "timed out after 2 s" ]] && took "$r" 1 8 ||
+[[ ${r%|*} == "timed out after 2 s" ]] && took "$r" 2 8 ||
 	{ echo "vm_watch, past the time limit: '$r'" | diag; st=1; }
 result watch_timeout $st
 
