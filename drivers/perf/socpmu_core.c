@@ -749,6 +749,13 @@ static int socpmu_event_init(struct perf_event *event)
 	}
 	/* Every event in the one context of the PMU's CPU (see the top) */
 	event->cpu = READ_ONCE(sp->cpu);
+	/*
+	 * The registers are the device's, not a CPU's (pulp_pmu's own-CSR
+	 * backend exists on uniprocessor kernels only): a read on another CPU
+	 * reads them there instead of sending an IPI to the PMU's CPU, under
+	 * the same context lock, which the poll takes too.
+	 */
+	event->event_caps |= PERF_EV_CAP_READ_ACTIVE_PKG;
 
 	/* Pairs with the barrier in socpmu_unregister() */
 	socpmu_life_get(&sp->life);

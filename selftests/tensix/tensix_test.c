@@ -14,6 +14,7 @@
  * (mounted on demand). Without the simulator the tests are skipped.
  */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <stdarg.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -1087,27 +1088,32 @@ static bool select_known(const struct tensix_dev *t, unsigned int bank, unsigned
  * context of the CPU it was opened on (a scoped PMU in 6.12), each context
  * held one of them and the second never ran.
  */
-TEST_F(tensix, events_share_one_context)
+/* The first online CPU other than @cpu, or -1 */
+static int other_online_cpu(int cpu)
 {
-	const struct tensix_dev *t = &self->dev;
-	int other = -1, fd[2], cpus[2];
-	struct sp_count c[2];
-	char buf[64];
+	char path[96], buf[64];
 
-	for (int cpu = 0; cpu < 64 && other < 0; cpu++) {
-		char path[96];
-
-		if (cpu == t->d.cpu)
+	for (int c = 0; c < 64; c++) {
+		if (c == cpu)
 			continue;
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", cpu);
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", c);
 		if (!sp_path_exists(path))
 			continue;
 		/* no online file: a CPU that cannot go offline (x86 CPU 0) */
 		strcat(path, "/online");
 		if (!sp_path_exists(path) ||
 		    (sp_read_file(path, buf, sizeof(buf)) > 0 && buf[0] == '1'))
-			other = cpu;
+			return c;
 	}
+	return -1;
+}
+
+TEST_F(tensix, events_share_one_context)
+{
+	const struct tensix_dev *t = &self->dev;
+	int other = other_online_cpu(t->d.cpu), fd[2], cpus[2];
+	struct sp_count c[2];
+
 	if (other < 0)
 		SKIP(return, "one online CPU");
 	cpus[0] = t->d.cpu;
@@ -1133,6 +1139,94 @@ TEST_F(tensix, events_share_one_context)
 	}
 	for (int i = 0; i < 2; i++)
 		close(fd[i]);
+}
+
+/*
+ * The function call IPIs that CPU @cpu has taken, from /proc/interrupts
+ * (x86's CAL line, RISC-V's IPI1), or -1.
+ */
+static long long call_ipis(int cpu)
+{
+	char line[4096], *tok, *save;
+	long long n = -1;
+	int col = -1, i = 0;
+	FILE *f = fopen("/proc/interrupts", "r");
+
+	if (!f)
+		return -1;
+	if (fgets(line, sizeof(line), f))
+		for (tok = strtok_r(line, " \t\n", &save); tok;
+		     tok = strtok_r(NULL, " \t\n", &save), i++)
+			if (!strncmp(tok, "CPU", 3) && atoi(tok + 3) == cpu)
+				col = i;
+	while (col >= 0 && fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "Function call interrupts"))
+			continue;
+		/* the label ("CAL:"), then one count per CPU */
+		tok = strtok_r(line, " \t", &save);
+		for (i = 0; tok && i <= col; i++)
+			tok = strtok_r(NULL, " \t", &save);
+		if (tok)
+			n = atoll(tok);
+		break;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * The registers are the device's: a read on another CPU than the PMU's
+ * reads them there (PERF_EV_CAP_READ_ACTIVE_PKG). The counts are exact,
+ * of a lone event and of a group, and the PMU's CPU takes no IPI for them
+ * (it took one per read before). A group member read on its own still goes
+ * to the PMU's CPU: perf gives a sibling no group_caps.
+ */
+#define REMOTE_READS 200
+TEST_F(tensix, read_on_any_cpu)
+{
+	const struct tensix_dev *t = &self->dev;
+	const struct tev *e = &tensix_events[0];
+	int other = other_online_cpu(t->d.cpu), leader, member, lone;
+	uint64_t want, cycles, vals[2];
+	long long before, after;
+	cpu_set_t set;
+
+	if (other < 0)
+		SKIP(return, "one online CPU");
+	ASSERT_TRUE(tev_on(t, e));
+	CPU_ZERO(&set);
+	CPU_SET(other, &set);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set)) TH_LOG("CPU %d: %s", other,
+								     strerror(errno));
+	leader = sp_open(&t->d, cfg_tev(e), 0, -1, PERF_FORMAT_GROUP);
+	ASSERT_LE(0, leader) TH_LOG("%s: %s", e->name, strerror(-leader));
+	member = sp_open(&t->d, cfg_cycles(e->bank), 0, leader, 0);
+	ASSERT_LE(0, member) TH_LOG("%s cycles: %s", tensix_bank_names[e->bank],
+				    strerror(-member));
+	lone = OPEN_OK(t, cfg_cycles(e->bank), 0, -1);
+	want = inject_per_core(_metadata, t, e->bank, tev_signal(e), 1000, ALL_CORES);
+	cycles = advance_per_core(_metadata, t, 5000, ALL_CORES);
+
+	before = call_ipis(t->d.cpu);
+	ASSERT_LE(0, before) TH_LOG("no \"Function call interrupts\" of CPU %d in "
+				    "/proc/interrupts", t->d.cpu);
+	for (int i = 0; i < REMOTE_READS; i++) {
+		ASSERT_EQ(2, sp_read_group(leader, vals, 2));
+		ASSERT_EQ(want, vals[0]) TH_LOG("group read %d on CPU %d", i, other);
+		ASSERT_EQ(cycles, vals[1]) TH_LOG("group read %d on CPU %d", i, other);
+		ASSERT_EQ(cycles, read_ok(_metadata, lone)) TH_LOG("read %d on CPU %d",
+								  i, other);
+	}
+	after = call_ipis(t->d.cpu);
+	/* 2 IPIs a round if every read went to the PMU's CPU */
+	EXPECT_GT(REMOTE_READS / 4, after - before)
+		TH_LOG("%d reads on CPU %d: %lld function call IPIs to the PMU's CPU %d",
+		       2 * REMOTE_READS, other, after - before, t->d.cpu);
+	/* and the member alone, through the PMU's CPU */
+	EXPECT_COUNT(member, cycles, "member read alone");
+	close(lone);
+	close(member);
+	close(leader);
 }
 
 TEST_F(tensix, bad_config)
