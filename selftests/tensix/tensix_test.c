@@ -1081,13 +1081,6 @@ static bool select_known(const struct tensix_dev *t, unsigned int bank, unsigned
 	return false;
 }
 
-/*
- * Events opened on another CPU than the PMU's count in the PMU's one
- * context: two L1 groups that cannot count together, one opened on each
- * CPU, take turns (both run part of the time). With an event left in the
- * context of the CPU it was opened on (a scoped PMU in 6.12), each context
- * held one of them and the second never ran.
- */
 /* The first online CPU other than @cpu, or -1 */
 static int other_online_cpu(int cpu)
 {
@@ -1108,6 +1101,13 @@ static int other_online_cpu(int cpu)
 	return -1;
 }
 
+/*
+ * Events opened on another CPU than the PMU's count in the PMU's one
+ * context: two L1 groups that cannot count together, one opened on each
+ * CPU, take turns (both run part of the time). With an event left in the
+ * context of the CPU it was opened on (a scoped PMU in 6.12), each context
+ * held one of them and the second never ran.
+ */
 TEST_F(tensix, events_share_one_context)
 {
 	const struct tensix_dev *t = &self->dev;
