@@ -24,8 +24,9 @@ not_ok() {
 	[[ -f $2 ]] && sed "s|^|#   |" "$2"
 }
 
+# static when there is a libc.a (the compiler prints its path, else the name)
 static=-static
-echo 'int main(void) { return 0; }' | $cc -static -x c -o /dev/null - 2>/dev/null || static=
+[[ $($cc -print-file-name=libc.a) == /* ]] || static=
 
 # build DIR PROGRAM.c: the seed's three lines in DIR, next to the library's files
 build() {

@@ -104,8 +104,8 @@ fi
 command -v qemu-system-riscv64 >/dev/null || die "qemu-system-riscv64 is missing (apt-get install qemu-system-misc)"
 [[ -f $FIRMWARE ]] || die "$FIRMWARE is missing (apt-get install opensbi)"
 [[ -f $KSELFTEST/kselftest_harness.h ]] || die "$KSELFTEST/kselftest_harness.h is missing: run 'make deps'"
-echo 'int main(void) { return 0; }' | ${CROSS}gcc -static -x c -o /dev/null - 2>/dev/null ||
-	die "${CROSS}gcc cannot link static programs (apt-get install libc6-dev-riscv64-cross)"
+[[ $(${CROSS}gcc -print-file-name=libc.a 2>/dev/null) == /* ]] ||
+	die "${CROSS}gcc has no libc.a for static programs (apt-get install libc6-dev-riscv64-cross)"
 
 t0=$SECONDS
 # One preparation at a time; a bench that finds it done uses it.
