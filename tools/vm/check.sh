@@ -110,6 +110,10 @@
 # check does not depend on where things are mapped; a PIE still loads away
 # from its link address (at 0x555555554000), which the decoders must handle.
 # `make run` and `make shell` boot without it, as a user's system would.
+# With it, the bench's priority below and fewer processes in the host tests
+# (a fork costs 4-6 ms of CPU on that machine), the seven warm runs since took
+# 1m39-1m56 (184-220 CPU seconds busy, 8-16 idle): the x86 VMs about 120
+# CPU seconds, the bench 48, the rest (host tests, builds, scripts) 35.
 #
 # Environment: VM_TIMEOUT (seconds for each VM run, default 1800), VM_JOBS,
 # RISCV_ALONGSIDE (default 1), PHASE_TIMES (the file tools/vm/phase.sh adds
