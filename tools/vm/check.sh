@@ -154,10 +154,10 @@ add() {
 
 # timed NAME CMD...: run CMD and keep its time in .build/check-phases/NAME.
 timed() {
-	local name=$1 t0=$EPOCHREALTIME rc=0
+	local name=$1 t0=${EPOCHREALTIME/,/.} rc=0
 	shift
 	"$@" || rc=$?
-	awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f\n", b - a }' \
+	awk -v a="$t0" -v b="${EPOCHREALTIME/,/.}" 'BEGIN { printf "%.1f\n", b - a }' \
 		>"$top/.build/check-phases/${name// /_}"
 	return "$rc"
 }

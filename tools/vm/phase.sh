@@ -5,10 +5,10 @@
 set -uo pipefail
 name=$1
 shift
-t0=$EPOCHREALTIME
+t0=${EPOCHREALTIME/,/.}
 "$@"
 rc=$?
-secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+secs=$(awk -v a="$t0" -v b="${EPOCHREALTIME/,/.}" 'BEGIN { printf "%.1f", b - a }')
 echo "### phase $name: $secs s${rc:+$( ((rc)) && echo " (failed, status $rc)")}" >&2
 if [[ -n ${PHASE_TIMES:-} ]]; then
 	mkdir -p "$(dirname "$PHASE_TIMES")"

@@ -245,9 +245,9 @@ build_initramfs() {
 mkdir -p "$vmdir"
 shopt -s nullglob
 token=$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
-t0=$EPOCHREALTIME
+t0=${EPOCHREALTIME/,/.}
 build_initramfs "$@"
-t1=$EPOCHREALTIME
+t1=${EPOCHREALTIME/,/.}
 
 # One TCG thread for both vCPUs (thread=single): with a thread per vCPU,
 # qemu 7.2 lets a vCPU run code another vCPU has just patched with
@@ -319,7 +319,7 @@ if [[ -n $server_pid ]]; then
 	kill "$server_pid" 2>/dev/null || true
 	wait "$server_pid" 2>/dev/null || true
 fi
-t2=$EPOCHREALTIME
+t2=${EPOCHREALTIME/,/.}
 times=$(awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN { printf "initramfs %.1f s, VM %.1f s", b - a, c - b }')
 
 if [[ -n $problems ]]; then

@@ -20,7 +20,7 @@ vm_watch() {
 	local line part='' found='' started='' lfd nap now grace_end=''
 	# deadlines in microseconds: $SECONDS counts whole seconds, and a
 	# deadline of SECONDS + GRACE may come up to a second early
-	local end=$((${EPOCHREALTIME/./} + timeout_s * 1000000))
+	local end=$((${EPOCHREALTIME/[.,]/} + timeout_s * 1000000))
 
 	stopped=''
 	# Without a process per look (a grep and a sleep 5 times a second cost
@@ -37,7 +37,7 @@ vm_watch() {
 			[[ -z $start || -n $started || ! $line =~ $start ]] || started=1
 		done
 		part+=$line
-		now=${EPOCHREALTIME/./}
+		now=${EPOCHREALTIME/[.,]/}
 		if ((now >= end)); then
 			stopped="timed out after $timeout_s s"
 		elif [[ -z $grace_end && -n $found ]]; then

@@ -21,6 +21,9 @@
 #  6 boot_retry        boot_retrying boots again once after a problem before
 #                      the start marker (keeping that console), never after
 #                      one that came after it, and not a third time
+#  7 watch_comma       vm_watch's time limit holds in a locale whose decimal
+#                      point is a comma (bash's EPOCHREALTIME follows it;
+#                      de_DE, made with localedef; skipped without it)
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 tmp=$(mktemp -d)
@@ -36,7 +39,7 @@ cmdline=$(eval "$(grep -E '^CMDLINE\+?=' "$here/run-vm.sh")"; echo "$CMDLINE")
 # shellcheck source=tools/vm/vm-watch.sh
 . "$here/vm-watch.sh"
 
-tap_plan 6
+tap_plan 7
 
 # matches PATTERN LINE: 0 if the console line is a problem
 matches() { grep -qE "$1" <<<"$2"; }
@@ -82,10 +85,10 @@ watch() {
 	local log=$tmp/$1.log t0
 	: >"$log"
 	(eval "$4") >>"$log" &
-	t0=$EPOCHREALTIME
+	t0=${EPOCHREALTIME/,/.}
 	vm_watch $! "$log" "$2" "$x86" "$3" '^SOCPMU-VM-START abc$'
 	wait 2>/dev/null
-	awk -v a="$t0" -v b="$EPOCHREALTIME" -v s="$stopped" 'BEGIN { printf "%s|%.1f\n", s, b - a }'
+	awk -v a="$t0" -v b="${EPOCHREALTIME/,/.}" -v s="$stopped" 'BEGIN { printf "%s|%.1f\n", s, b - a }'
 }
 # took LINE MIN MAX: the seconds of a watch() line are in [MIN, MAX]
 took() { awk -F'|' -v lo="$2" -v hi="$3" '{ exit !($2 >= lo && $2 <= hi) }' <<<"$1"; }
@@ -149,5 +152,29 @@ b=$(retries "$bad" "$bad" "$ok")
 b=$(retries "$ok" "$ok")
 [[ $b == 1 ]] || { echo "a good boot: $b boots" | diag; st=1; }
 result boot_retry $st
+
+# 7: in a bash started in de_DE (set in a running shell, LOCPATH is not
+# looked at again)
+mkdir -p "$tmp/locale"
+if localedef -i de_DE -f ISO-8859-1 "$tmp/locale/de_DE" >/dev/null 2>&1 ||
+	[[ -f $tmp/locale/de_DE/LC_NUMERIC ]]; then
+	st=0
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	r=$(LOCPATH=$tmp/locale LC_ALL=de_DE bash -c '
+		[[ $EPOCHREALTIME == *,* ]] || { echo "no comma in EPOCHREALTIME: $EPOCHREALTIME"; exit; }
+		. "$1/vm-watch.sh"
+		log=$2/comma.log
+		: >"$log"
+		(echo "SOCPMU-VM-START abc"; sleep 25) >>"$log" &
+		t0=${EPOCHREALTIME/,/.}
+		vm_watch $! "$log" 2 "$3" 60 "^SOCPMU-VM-START abc\$"
+		echo "$stopped|$(awk -v a="$t0" -v b="${EPOCHREALTIME/,/.}" "BEGIN { print b - a }")"
+	' _ "$here" "$tmp" "$x86" 2>&1)
+	[[ ${r%|*} == "timed out after 2 s" ]] && took "${r/,/.}" 2 8 ||
+		{ echo "vm_watch in de_DE: '$r'" | diag; st=1; }
+	result watch_comma $st
+else
+	skip_test watch_comma "localedef cannot make de_DE (no locales package)"
+fi
 
 tap_totals
