@@ -98,7 +98,7 @@ deps:
 # (tools/vm/cached.sh; CACHED=0 runs it anyway). The inputs: Kbuild, the
 # sources, the kernel's .config and Module.symvers, and the command, which
 # holds the flags, KDIR, ARCH and CROSS_COMPILE.
-MODULE_KOS = $(addsuffix .ko,$(shell sed -n '/^[^#]/s/.*socpmu_module,\([A-Za-z0-9_]*\),.*/\1/p' Kbuild))
+MODULE_KOS = $(addsuffix .ko,$(shell tools/vm/modules.sh Kbuild))
 modules:
 	$(need-kdir)
 	@mkdir -p $(BUILD)

@@ -137,7 +137,7 @@ cross_builds() {
 	}
 
 	# The modules Kbuild declares, one per socpmu_module line.
-	mapfile -t modules < <(sed -n 's/^\$(call socpmu_module,\([A-Za-z0-9_]*\),.*/\1/p' "$top/Kbuild")
+	mapfile -t modules < <("$top/tools/vm/modules.sh" "$top/Kbuild")
 	((${#modules[@]})) || die "no modules found in Kbuild"
 
 	# The sources a cross-build is made of, as a key: a build whose key has not
