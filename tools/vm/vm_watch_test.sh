@@ -159,17 +159,13 @@ mkdir -p "$tmp/locale"
 if localedef -i de_DE -f ISO-8859-1 "$tmp/locale/de_DE" >/dev/null 2>&1 ||
 	[[ -f $tmp/locale/de_DE/LC_NUMERIC ]]; then
 	st=0
+	# watch() and what it uses, in the new bash
+	export -f watch vm_watch
+	export tmp x86
 	# shellcheck disable=SC2016 # expanded by the inner bash
 	r=$(LOCPATH=$tmp/locale LC_ALL=de_DE bash -c '
 		[[ $EPOCHREALTIME == *,* ]] || { echo "no comma in EPOCHREALTIME: $EPOCHREALTIME"; exit; }
-		. "$1/vm-watch.sh"
-		log=$2/comma.log
-		: >"$log"
-		(echo "SOCPMU-VM-START abc"; sleep 25) >>"$log" &
-		t0=${EPOCHREALTIME/,/.}
-		vm_watch $! "$log" 2 "$3" 60 "^SOCPMU-VM-START abc\$"
-		echo "$stopped|$(awk -v a="$t0" -v b="${EPOCHREALTIME/,/.}" "BEGIN { print b - a }")"
-	' _ "$here" "$tmp" "$x86" 2>&1)
+		watch comma 2 60 "echo SOCPMU-VM-START abc; sleep 25"' 2>&1)
 	[[ ${r%|*} == "timed out after 2 s" ]] && took "${r/,/.}" 2 8 ||
 		{ echo "vm_watch in de_DE: '$r'" | diag; st=1; }
 	result watch_comma $st
