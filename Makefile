@@ -5,7 +5,8 @@
 #                     modules and tools are also installed into .build/tools-root,
 #                     the tree the test VM boots with (`make install` there)
 #   make install      modules into $(DESTDIR)/lib/modules/$(KVER)/updates/socpmu
-#                     (then depmod, unless DESTDIR is set), tools, libraries, pkg-config files, man pages and
+#                     (then depmod, unless DESTDIR is set; the simulator's
+#                     socpmu_sim and socpmu_migrate only with WITH_SIM=1), tools, libraries, pkg-config files, man pages and
 #                     the register-map headers (socpmu/*_regs.h) under
 #                     $(DESTDIR)$(PREFIX) (PREFIX=/usr/local)
 #   make install-dkms-src  the module sources and dkms.conf into
@@ -20,10 +21,10 @@
 #                     output shown, when none of its inputs changed (the
 #                     sources, Kbuild, this Makefile, the kernel headers'
 #                     path and sparse's version; CACHED=0 runs it)
-#   make run          deps + all, then the demo (tools/vm/demo.sh) in the VM
-#   make shell        deps + all, then a shell in the VM on this terminal: every
+#   make run          deps + perf + all, then the demo (tools/vm/demo.sh) in the VM
+#   make shell        deps + perf + all, then a shell in the VM on this terminal: every
 #                     module loaded, a simulated device of every type
-#   make bench        deps + all, the host benchmarks (`make bench` of every
+#   make bench        deps + perf + all, the host benchmarks (`make bench` of every
 #                     tools/<name>/Makefile that has one: the decoder against a
 #                     byte scan), then every selftests/*/*_bench program in the VM
 #   make check-riscv  cross-build every module for riscv64 (defconfig and an
@@ -39,7 +40,7 @@
 #                     file under drivers/ and include/: fails on errors, lists
 #                     warnings (tools/vm/checkpatch.sh); skipped, with the last
 #                     output shown, when none of its inputs changed (CACHED=0 runs it)
-#   make fuzz         deps + all, then the long reliability run in the VM: 1M
+#   make fuzz         deps + perf + all, then the long reliability run in the VM: 1M
 #                     fuzzer iterations and the long stress, module and
 #                     security tests, with a summary (tools/vm/fuzz.sh;
 #                     FUZZ_ITERATIONS, FUZZ_SEED, FUZZ_SECONDS, FUZZ_TIMEOUT)
@@ -79,6 +80,9 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 # Headers a userspace program can use: register maps and event tables
+# The simulator's modules: built for the tests, installed only with WITH_SIM=1
+# (the VM's tree); DKMS never builds them (SOCPMU_SIM=0, see Kbuild)
+SIM_MODULES = socpmu_sim socpmu_migrate
 UAPI_HEADERS = $(wildcard include/socpmu/*_regs.h) include/socpmu/sifive_hpm.h
 TOOL_DIRS = $(patsubst %/Makefile,%,$(wildcard tools/*/Makefile))
 export CACHE
@@ -118,14 +122,18 @@ selftests:
 
 # The VM's tree: what `make install` puts on a machine (the tools are there already)
 stage:
-	$(MAKE) --no-print-directory install-modules DESTDIR=$(BUILD)/tools-root
+	$(MAKE) --no-print-directory install-modules DESTDIR=$(BUILD)/tools-root WITH_SIM=1
 
-# Uncompressed and unsigned (no distribution key here; DKMS signs with the MOK)
+# Uncompressed and unsigned (no distribution key here; DKMS signs with the MOK).
+# Kbuild's depmod wants the kernel's System.map, which headers lack: its
+# warning is dropped, and depmod runs below (or in the VM's tree, run-vm.sh).
 install-modules:
 	$(need-kdir)
 	rm -rf $(DESTDIR)/lib/modules/$(KVER)/updates/socpmu
-	$(KBUILD) modules_install INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=updates/socpmu \
-		CONFIG_MODULE_COMPRESS_ALL= CONFIG_MODULE_SIG_ALL= DEPMOD=true
+	{ $(KBUILD) modules_install INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=updates/socpmu \
+		CONFIG_MODULE_COMPRESS_ALL= CONFIG_MODULE_SIG_ALL= DEPMOD=true 2>&1 1>&3 | \
+		{ grep -v "missing 'System.map' file. Skipping depmod" || true; } >&2; } 3>&1
+	$(if $(WITH_SIM),,rm -f $(SIM_MODULES:%=$(DESTDIR)/lib/modules/$(KVER)/updates/socpmu/%.ko))
 	$(if $(DESTDIR),,PATH=$$PATH:/usr/sbin:/sbin depmod $(KVER))
 
 install: modules install-modules
@@ -137,10 +145,12 @@ install: modules install-modules
 		install -D -m 0644 $$h $(DESTDIR)$(PREFIX)/include/socpmu/$$(basename $$h); \
 	done
 
+# The sources only: no build products of this tree (dkms builds its own)
 install-dkms-src:
 	rm -rf $(DESTDIR)/usr/src/socpmu-$(VERSION)
 	mkdir -p $(DESTDIR)/usr/src/socpmu-$(VERSION)
-	cp -r Kbuild dkms.conf drivers include $(DESTDIR)/usr/src/socpmu-$(VERSION)/
+	cp Kbuild dkms.conf $(DESTDIR)/usr/src/socpmu-$(VERSION)/
+	find drivers include -type f -name '*.[ch]' -exec cp --parents -t $(DESTDIR)/usr/src/socpmu-$(VERSION) {} +
 
 # Runs again only when its inputs changed (tools/vm/cached.sh). The sub-make
 # is named through a variable: a recipe line that says $(MAKE) runs even
@@ -162,12 +172,18 @@ sparse-run:
 	fi
 
 # deps may install the headers, so the build runs in a new make that looks KVER up.
+# Everything that boots the VM builds what the VM runs: the project's perf
+# (the demo's perf record -e sifive_trace//, perf list's descriptions) and
+# `all`; run-vm.sh refuses to boot without that perf
+# (tools/vm/make_plan_test.sh checks these recipes on an empty CACHE).
 run: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory perf
+	@$(MAKE) -s --no-print-directory all
 	KVER=$(KVER) tools/vm/run-vm.sh --timeout $(VM_TIMEOUT) -- /demo.sh
 
 shell: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory perf
+	@$(MAKE) -s --no-print-directory all
 	KVER=$(KVER) tools/vm/run-vm.sh --interactive
 
 check-riscv:
@@ -182,6 +198,7 @@ checkpatch:
 		tools/vm/checkpatch.sh
 
 bench: deps
+	@$(MAKE) --no-print-directory perf
 	@$(MAKE) --no-print-directory all
 	for d in $(TOOL_DIRS); do \
 		if grep -q '^bench:' $$d/Makefile; then echo "### host: $$d"; $(MAKE) -s -C $$d bench; fi; \
@@ -208,6 +225,7 @@ check-builds:
 	@tools/vm/phase.sh checkpatch $(MAKE) --no-print-directory checkpatch
 
 fuzz: deps
+	@$(MAKE) --no-print-directory perf
 	@$(MAKE) --no-print-directory all
 	@KVER=$(KVER) tools/vm/fuzz.sh
 

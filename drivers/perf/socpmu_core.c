@@ -102,9 +102,11 @@ EXPORT_SYMBOL_GPL(socpmu_alloc);
  * @sp: the PMU
  * @fmt: the reason, printf style, without a newline
  *
- * perf shows a refused event only as "<not supported>" or EINVAL. The
- * first refusal of each PMU is logged at info level (ratelimited), with a
- * hint; every later one at debug level, for dynamic debug
+ * perf shows a refused event only as "<not supported>" or EINVAL, so every
+ * refusal is logged at info level as "<pmu>: refused: <reason>", where the
+ * PMU's documentation sends the user (dmesg). A PMU logs at most 10 a
+ * 5 s (a fuzzer or a script that retries must not flood the log); the
+ * ones above that go to dynamic debug
  * (echo 'module socpmu_core +p' > /sys/kernel/debug/dynamic_debug/control).
  */
 void socpmu_refuse(struct socpmu *sp, const char *fmt, ...)
@@ -115,9 +117,8 @@ void socpmu_refuse(struct socpmu *sp, const char *fmt, ...)
 	va_start(args, fmt);
 	vaf.fmt = fmt;
 	vaf.va = &args;
-	if (!xchg(&sp->refused, true))
-		pr_info_ratelimited("%s: refused: %pV (later reasons: dynamic debug of socpmu_core)\n",
-				    sp->name, &vaf);
+	if (__ratelimit(&sp->refuse_rs))
+		pr_info("%s: refused: %pV\n", sp->name, &vaf);
 	else
 		pr_debug("%s: refused: %pV\n", sp->name, &vaf);
 	va_end(args);
@@ -729,6 +730,17 @@ static int socpmu_event_init(struct perf_event *event)
 		return -EINVAL;
 	}
 	/*
+	 * Sampling is refused before anything else, as arm-cmn does (the
+	 * core's PERF_PMU_CAP_NO_EXCLUDE check comes after event_init too).
+	 * perf 6.12's tool answers EOPNOTSUPP by setting exclude_guest and
+	 * EINVAL for exclude_guest by clearing it again: were exclude_guest
+	 * looked at first, `perf record` would go back and forth for ever.
+	 */
+	if (is_sampling_event(event)) {
+		socpmu_refuse(sp, "counting only, no sampling (perf stat, not perf record)");
+		return -EOPNOTSUPP;
+	}
+	/*
 	 * What PERF_PMU_CAP_NO_EXCLUDE would refuse, with a reason. perf's
 	 * tool tries exclude_guest first and drops it when refused: that
 	 * probe is not worth a log line.
@@ -738,10 +750,6 @@ static int socpmu_event_init(struct perf_event *event)
 	if (event_has_any_exclude_flag(event)) {
 		socpmu_refuse(sp, "counts every privilege level: no :u/:k/:h or exclude_* modifiers");
 		return -EINVAL;
-	}
-	if (is_sampling_event(event)) {
-		socpmu_refuse(sp, "counting only, no sampling");
-		return -EOPNOTSUPP;
 	}
 	if (event->cpu < 0 || (event->attach_state & PERF_ATTACH_TASK)) {
 		socpmu_refuse(sp, "system-wide PMU, per-task events not supported");
@@ -1073,6 +1081,8 @@ int socpmu_register(struct socpmu *sp, struct device *dev,
 	sp->dev = dev;
 	sp->ops = ops;
 	raw_spin_lock_init(&sp->lock);
+	ratelimit_state_init(&sp->refuse_rs, 5 * HZ, 10);
+	ratelimit_set_flags(&sp->refuse_rs, RATELIMIT_MSG_ON_RELEASE);
 	INIT_LIST_HEAD(&sp->active);
 	hrtimer_init(&sp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	sp->timer.function = socpmu_poll;

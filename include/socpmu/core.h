@@ -20,6 +20,7 @@
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/platform_device.h>
+#include <linux/ratelimit.h>
 #include <linux/spinlock.h>
 #include <linux/sysfs.h>
 #include <linux/workqueue.h>
@@ -224,7 +225,7 @@ struct socpmu {
 	struct ida *ida;
 	struct socpmu_life life;
 	int cpu;			/* events count in this CPU's context */
-	bool refused;			/* socpmu_refuse() has logged at info level */
+	struct ratelimit_state refuse_rs; /* socpmu_refuse()'s info lines */
 	struct hlist_node cpuhp_node;
 };
 

@@ -1,14 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # install_test.sh TOP - socpmu as a user installs it (kselftest TAP).
-#  1 make_install_destdir  `make install DESTDIR=D PREFIX=/usr`: the 9
-#                          modules in lib/modules/<kver>/updates/socpmu, no
-#                          depmod files in D, the tools, man pages, headers
-#                          and pkg-config files; a program built with
+#  1 make_install_destdir  `make install DESTDIR=D PREFIX=/usr`: the 7
+#                          modules of dkms.conf in lib/modules/<kver>/updates/socpmu
+#                          and not the simulator's, no depmod files in D,
+#                          the tools, a man page for each, the headers
+#                          (all under include/socpmu) and pkg-config files; a program built with
 #                          `pkg-config --cflags --libs` against D links
 #  2 dkms_build            dkms add + build of dkms.conf (own dkms and source
 #                          trees) for the kernel headers of `make deps`:
-#                          every module listed is built. The trees are at a
+#                          every module listed is built; install-dkms-src
+#                          copies sources only. The trees are at a
 #                          fixed place (.build/dkms-test, emptied first) and
 #                          the compiler goes through ccache (.build/ccache)
 #                          if it is there, so that a run whose sources did
@@ -44,12 +46,22 @@ for m in $modules; do
 	[[ -f $d/lib/modules/$kver/updates/socpmu/$m.ko ]] || { echo "no $m.ko" | diag; st=1; }
 done
 ! compgen -G "$d/lib/modules/$kver/modules.*" >/dev/null || { echo "depmod ran in DESTDIR" | diag; st=1; }
-for f in bin/tensix-perf bin/sifive-perf bin/esp-monitor bin/sifive-nexus-dump \
+for m in socpmu_sim socpmu_migrate; do
+	[[ ! -e $d/lib/modules/$kver/updates/socpmu/$m.ko ]] ||
+		{ echo "$m.ko (the simulator) installed without WITH_SIM=1" | diag; st=1; }
+done
+# Every program has its man page, every header is under include/socpmu/
+for f in $(cd "$d/usr/bin" && ls); do
+	[[ -e $d/usr/share/man/man1/$f.1 ]] || { echo "no man page for /usr/bin/$f" | diag; st=1; }
+done
+for f in bin/tensix-perf bin/sifive-perf bin/esp-monitor bin/sifive-nexus-dump bin/esp-gen-soc-header \
 	 share/man/man1/tensix-perf.1 share/man/man1/sifive-perf.1 share/man/man1/esp-monitor.1 \
-	 include/socpmu/tensix_regs.h include/sifive_trace.h include/esp_monitor.h \
-	 lib/pkgconfig/libsifiveperf.pc lib/pkgconfig/libespmon.pc; do
+	 include/socpmu/tensix_regs.h include/socpmu/sifive_trace.h include/socpmu/esp_monitor.h \
+	 include/socpmu/monitors.h lib/pkgconfig/libsifiveperf.pc lib/pkgconfig/libespmon.pc; do
 	[[ -e $d/usr/$f ]] || { echo "no /usr/$f" | diag; st=1; }
 done
+stray=$(find "$d/usr/include" -mindepth 1 -maxdepth 1 ! -name socpmu)
+[[ -z $stray ]] || { echo "headers outside include/socpmu: $stray" | diag; st=1; }
 cat >"$tmp/prog.c" <<'C'
 #include <esp_monitor.h>
 #include <sifive_linux_perf.h>
@@ -61,7 +73,8 @@ int main(void)
 C
 flags=$(PKG_CONFIG_SYSROOT_DIR=$d PKG_CONFIG_LIBDIR=$d/usr/lib/pkgconfig \
 	pkg-config --cflags --libs libespmon libsifiveperf 2>&1) || { echo "$flags" | diag; st=1; }
-if ! cc -std=c11 -Wall -Werror -o "$tmp/prog" "$tmp/prog.c" $flags 2>"$tmp/cc.log"; then
+# -I D/usr/include: the system include directory of an installed tree
+if ! cc -std=c11 -Wall -Werror -I"$d/usr/include" -o "$tmp/prog" "$tmp/prog.c" $flags 2>"$tmp/cc.log"; then
 	diag <"$tmp/cc.log"; st=1
 fi
 result make_install_destdir $st
@@ -87,13 +100,18 @@ else
 	# them changed since the last build that passed, the build is not made
 	# again (it would replay the same compiles: 5 s, 7 CPU seconds).
 	make -s -C "$top" install-dkms-src DESTDIR="$tmp/src" >/dev/null
+	# sources only: nothing that a build of the tree left behind
+	left=$(find "$tmp/src" -type f ! -name '*.[ch]' ! -name Kbuild ! -name dkms.conf)
+	[[ -z $left ]] || { echo "install-dkms-src copied $(wc -l <<<"$left") build files: $(head -n 3 <<<"$left")" | diag; st=1; }
 	key=$({
 		(cd "$tmp/src" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
 		echo "$kver $(dpkg-query -W -f='${Version}' "linux-headers-$kver" 2>/dev/null)"
 		dkms --version
 		gcc --version | head -n 1
 	} | sha256sum | cut -c1-32)
-	if [[ $(cat "$dkt.key" 2>/dev/null) == "$key" ]] && built >/dev/null; then
+	if ((st)); then
+		result dkms_build 1
+	elif [[ $(cat "$dkt.key" 2>/dev/null) == "$key" ]] && built >/dev/null; then
 		skip_test dkms_build "dkms.conf, its sources, the kernel headers, dkms and gcc are those of the last build that passed ($key)"
 	else
 		rm -f "$dkt.key"

@@ -17,8 +17,9 @@ modprobe socpmu_sim || die "modprobe socpmu_sim"
 modprobe tensix_pmu || die "modprobe tensix_pmu"
 lsmod
 
-step "perf list | grep tensix"
-perf list 2>/dev/null | grep tensix || die "perf lists no tensix events"
+step "perf list tensix (the first events of $(perf list tensix 2>/dev/null | grep -c '^  [a-z]') Tensix events and metrics)"
+perf list tensix 2>/dev/null | grep -A 1 '^  [a-z]' | head -n 12
+perf list tensix 2>/dev/null | grep -q '^  fpu_instruction$' || die "perf list tensix shows no fpu_instruction"
 
 step "start the simulated matmul workload"
 echo "matmul fpu=60 unpack=40 pack=30" >"$sim/workload" || die "cannot write $sim/workload"

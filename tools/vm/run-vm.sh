@@ -29,7 +29,8 @@
 #                             them (.build/tools-root, `make`) + depmod, so
 #                             `modprobe socpmu_sim` pulls in socpmu_core
 #   /usr/bin/perf             $CACHE/perf-build/perf (`make perf`: perf with
-#                             tools/perf/patches) if built, else the host's
+#                             tools/perf/patches; required)
+#   /usr/bin/perf-debian      the host's Debian perf (linux-perf), if any
 #   /selftests                run_all.sh, .build/selftests/* and selftests/*/*.sh
 #   /usr                      .build/tools-root/usr (the tools, `make tools`)
 #   /demo.sh                  tools/vm/demo.sh
@@ -128,13 +129,22 @@ log=$vmdir/console.log
 
 is_elf() { [[ $(head -c 4 "$1") == $'\x7fELF' ]]; }
 
-# The perf of `make perf` if it was built. Else Debian's linux-perf, which
-# ships perf as /usr/bin/perf (bookworm) or as /usr/bin/perf_X.Y behind a
-# /usr/bin/perf wrapper script: take the newest perf_X.Y binary, else
-# /usr/bin/perf if that is the binary.
+# The perf of `make perf`: the VM's /usr/bin/perf. There is no fallback:
+# the demo (perf record -e sifive_trace//) and the tests need its patches,
+# and a stock perf in its place made `make run` fail on a new machine.
 find_perf() {
+	local p=$CACHE/perf-build/perf
+	[[ -f $p ]] && is_elf "$p" || return 1
+	echo "$p"
+}
+
+# Debian's linux-perf (6.1 on bookworm), which ships perf as /usr/bin/perf
+# or as /usr/bin/perf_X.Y behind a /usr/bin/perf wrapper script: the newest
+# perf_X.Y binary, else /usr/bin/perf if that is the binary. The VM has it as
+# /usr/bin/perf-debian, so that tests can check what a user's stock perf does.
+find_debian_perf() {
 	local p
-	for p in "$CACHE/perf-build/perf" $(compgen -G '/usr/bin/perf_[0-9]*' | sort -rV) /usr/bin/perf; do
+	for p in $(compgen -G '/usr/bin/perf_[0-9]*' | sort -rV) /usr/bin/perf; do
 		[[ -f $p ]] && is_elf "$p" && { echo "$p"; return; }
 	done
 	return 1
@@ -194,6 +204,9 @@ build_base() {
 	install -m 0755 "$here/demo.sh" "$stage/demo.sh"
 
 	install -m 0755 "$perf" "$stage/usr/bin/perf"
+	if f=$(find_debian_perf); then
+		install -m 0755 "$f" "$stage/usr/bin/perf-debian"
+	fi
 	install -m 0755 "$top/selftests/run_all.sh" "$stage/selftests/"
 	for f in "$top"/.build/selftests/*/* "$top"/selftests/*/*.sh; do
 		[[ -f $f && ($f == *.sh || -x $f) ]] || continue # skips the .d files
@@ -225,7 +238,7 @@ build_base() {
 build_initramfs() {
 	local perf key own=$vmdir/run
 
-	perf=$(find_perf) || die "no perf binary in /usr/bin: run 'make deps'"
+	perf=$(find_perf) || die "no $CACHE/perf-build/perf: run 'make perf' (make run, shell and check do)"
 	key=$(base_key "$perf")
 	if [[ ! -f $base || $(cat "$base.key" 2>/dev/null) != "$key" ]]; then
 		build_base "$perf"

@@ -4,9 +4,12 @@
  *
  *   gen-pmu-events OUTDIR
  *
- * writes OUTDIR/<model>/sys/{events,metrics}.json for the models wormhole,
- * blackhole (tensix_<n>), esp (esp_<n>), zero-riscy (pulp_<n>) and
- * sifive-u74 (sifive_hpm): "sys" events and metrics, matched by the PMU's
+ * writes OUTDIR/<model>/sys/<topic>.json and metrics.json for the models
+ * wormhole, blackhole (tensix_<n>), esp (esp_<n>), zero-riscy (pulp_<n>)
+ * and sifive-u74 (sifive_hpm). The events' file is named after the PMU
+ * (tensix, esp, pulp, sifive_hpm): jevents makes the name the events'
+ * topic, so `perf list` shows them under that heading and `perf list
+ * tensix` lists them (it matches a word against the topic). "sys" events and metrics, matched by the PMU's
  * sysfs identifier (Compat) and name (Unit), as perf does for imx8_ddr or
  * arm_cspmu. tools/perf/pmu-events/gen.sh puts them in the perf patch
  * series (0008) under tools/perf/pmu-events/arch/common/socpmu/.
@@ -332,7 +335,7 @@ static void tx_event_obj(const struct tx_event *e, const char *desc, const char 
 
 static void tensix_events(const char *model, unsigned int arch)
 {
-	open_json(model, "events.json");
+	open_json(model, "tensix.json");
 	for (size_t i = 0; i < ARRAY_LEN(tx_events); i++) {
 		const struct tx_event *e = &tx_events[i];
 		const char *d;
@@ -652,7 +655,7 @@ static void esp_json(void)
 		  "Accelerator execution cycles per invocation", NULL },
 	};
 
-	open_json("esp", "events.json");
+	open_json("esp", "esp.json");
 	for (size_t i = 0; i < ARRAY_LEN(ev); i++) {
 		const char *d = esp_desc(ev[i].name, ev[i].mon);
 
@@ -690,7 +693,7 @@ static void pulp_json(void)
 #undef PULP_EV
 	};
 
-	open_json("zero-riscy", "events.json");
+	open_json("zero-riscy", "pulp.json");
 	for (size_t i = 0; i < ARRAY_LEN(ev); i++) {
 		char d[128];
 
@@ -741,7 +744,7 @@ static void hpm_json(void)
 #undef HPM_EV
 	};
 
-	open_json("sifive-u74", "events.json");
+	open_json("sifive-u74", "sifive_hpm.json");
 	for (size_t i = 0; i < ARRAY_LEN(gen); i++)
 		object("BriefDescription", gen[i].desc, "Compat", "sifive-u74",
 		       "ConfigCode", fmt("0x%x", gen[i].code), "EventName", gen[i].name,
