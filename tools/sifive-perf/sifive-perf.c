@@ -43,7 +43,10 @@ static void usage(void)
 		"                          [--count raw|delta|xor] [-c CHANNEL] [--sba SIZE]\n"
 		"                          [--buffer SIZE] [-o FILE] -- CMD [ARGS...]\n"
 		"       sifive-perf decode FILE [--elf PROG] [--format text|csv|json|summary]\n"
-		"       sifive-perf list\n");
+		"                          [-o FILE] [-c CHANNEL] [--srcbits N] [--by-src]\n"
+		"                          [--bias ADDR] [--ts-freq HZ]\n"
+		"       sifive-perf list\n"
+		"'sifive-perf record --help' and 'sifive-perf decode --help' explain the options.\n");
 }
 
 static void usage_record(void)

@@ -44,7 +44,6 @@
 #include "pmu.h"
 
 #define PROG		"tensix-perf"
-#define TP_VERSION	"1.1"
 #define EXIT_SETUP	2	/* usage errors, no PMU, events cannot be opened */
 #define BANK_OTHER	TENSIX_NR_BANKS	/* events whose alias has no known bank */
 #define MIN_INTERVAL_MS	10
@@ -1403,6 +1402,8 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 	o->core = -1;
 	o->l1mux = -1;
 	optind = 1;
+	/* getopt's messages name argv[0]: the tool, not "stat" */
+	argv[0] = PROG " stat";
 	/* '+': stop at the command, so that its own options stay its own */
 	while ((opt = getopt_long(argc, argv, "+ae:I:x:o:h", long_opts, NULL)) != -1) {
 		switch (opt) {
