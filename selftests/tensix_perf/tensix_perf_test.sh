@@ -1064,7 +1064,8 @@ for c in "60 40 30 math" "50 70 30 unpack" "30 20 90 pack" "80 60 40 math" \
 	set -- $c
 	echo "matmul fpu=$1 unpack=$2 pack=$3" > $SIMDBG/$DEV/workload || exit 9
 	"$TP" stat --pmu "$PMU" -e fpu_or_sfpu_instrn,unpack0_busy_thread0,unpack1_busy_thread0 \
-		-e packer_busy -x, -o /dev/null --csv-metrics "$TMP/bound.csv" -- sleep 0.2 \
+		-e srca_write,srcb_write,packer_busy -x, -o /dev/null --csv-metrics "$TMP/bound.csv" \
+		-- sleep 0.2 \
 		2> "$TMP/bound.err" || { show "$TMP/bound.err"; st=1; continue; }
 	got=$(awk -F, '$1 == "bound_classification" { print $2 }' "$TMP/bound.csv")
 	if [ "$got" != "$4-bound" ]; then
@@ -1130,6 +1131,27 @@ else
 		grep -q "^$p,metric,fpu_utilization," "$TMP/chips_all.out" ||
 			{ diag "--pmu all: no $p"; st=1; }
 	done
+	# what tensix-pmu.rst says perf does: a bare event name counts on
+	# every tensix_<n> and perf stat prints one line, the sum, unless
+	# --no-merge, which prints one line per PMU
+	npmus=$(grep -l 'bank=1,event=0x0$' "$BUS"/tensix_[0-9]*/events/fpu_counter 2>/dev/null | wc -l)
+	if ! command -v perf > /dev/null; then
+		diag "no perf"
+		st=1
+	else
+		perf stat -a -x, -e fpu_counter -- sleep 0.1 2> "$TMP/perf_merge.txt" ||
+			{ show "$TMP/perf_merge.txt"; st=1; }
+		perf stat -a -x, --no-merge -e fpu_counter -- sleep 0.1 2> "$TMP/perf_nomerge.txt" ||
+			{ show "$TMP/perf_nomerge.txt"; st=1; }
+		merged=$(grep -c 'fpu_counter' "$TMP/perf_merge.txt")
+		each=$(grep -c 'fpu_counter \[tensix_[0-9]*\]' "$TMP/perf_nomerge.txt")
+		if [ "$npmus" -lt 4 ] || [ "$merged" -ne 1 ] || [ "$each" -ne "$npmus" ]; then
+			diag "perf stat: $merged merged line(s), $each with --no-merge, $npmus PMUs"
+			show "$TMP/perf_merge.txt"
+			show "$TMP/perf_nomerge.txt"
+			st=1
+		fi
+	fi
 fi
 result "several_chips" $st
 
