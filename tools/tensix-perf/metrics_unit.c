@@ -1020,6 +1020,16 @@ TEST(sysfs_discovery)
 	CHECK(tp_pmu_pick(root, "tensix_3", name, sizeof(name)) == -ENOENT, "missing");
 	CHECK(tp_pmu_pick(root, "../x", name, sizeof(name)) == -ENOENT, "path");
 	CHECK(tp_pmu_pick("/nonexistent/dir", NULL, name, sizeof(name)) == -ENOENT, "no dir");
+	/* --pmu all: every tensix_<n>, by n */
+	make_pmu_dir(root, "tensix_0", "44");
+	{
+		long idx[4] = { -1, -1, -1, -1 };
+
+		CHECK(tp_pmu_list(root, idx, 4) == 3 && idx[0] == 0 && idx[1] == 2 &&
+		      idx[2] == 10, "list %ld %ld %ld", idx[0], idx[1], idx[2]);
+		CHECK(tp_pmu_list(root, idx, 2) == 2, "at most max");
+		CHECK(tp_pmu_list("/nonexistent/dir", idx, 4) == -ENOENT, "list: no dir");
+	}
 
 	CHECK(!tp_pmu_load(&p, root, "tensix_2", err, sizeof(err)), "load: %s", err);
 	CHECK(p.type == 42 && p.cpu == 1 && p.nr_cores == 3 && !strcmp(p.identifier, "blackhole"),
