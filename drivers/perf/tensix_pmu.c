@@ -80,12 +80,15 @@ static const unsigned int tensix_out_base[] = TENSIX_BANK_OUT_BASES;
  * @mode: last value written to the mode register (select cache)
  * @held: stopped, or not started yet, until the end of the current window
  *	in which perf has the PMU disabled or adds a group (tensix_hold())
+ * @pending: not started yet in that window: the window's end starts it,
+ *	which zeroes it, so its counters read 0 until then
  */
 struct tensix_bank_state {
 	unsigned int users;
 	u8 mux;
 	u32 mode;
 	bool held;
+	bool pending;
 };
 
 /**
@@ -334,6 +337,7 @@ static void tensix_bank_start(struct tensix_pmu *tp, unsigned int core,
 	tensix_select(tp, core, bank, sel);
 	if (tp->hold) {
 		bs->held = true;
+		bs->pending = true;
 		tp->nr_held++;
 		return;
 	}
@@ -476,6 +480,7 @@ static void tensix_del(struct socpmu *sp, struct perf_event *event)
 			continue;
 		if (bs->held) {
 			bs->held = false;
+			bs->pending = false;
 			tp->nr_held--;
 		}
 		tensix_bank_edge(tp, core, bank, TENSIX_STOP);
@@ -492,6 +497,15 @@ static void tensix_read_event(struct socpmu *sp, struct perf_event *event, u64 *
 	n = tensix_ev_cores(tp, event, &first);
 	/* A card that stopped answering is not asked n times */
 	for (i = 0; i < n && !tensix_lost(tp); i++) {
+		/*
+		 * Its start is to come and zeroes it: what it shows now is
+		 * what the last events on it left. Reading that would only
+		 * keep the held banks stopped longer (see tensix_hold()).
+		 */
+		if (tp->banks[first + i][bank].pending) {
+			vals[i] = 0;
+			continue;
+		}
 		tensix_hold(tp, first + i, bank);
 		if (tensix_ev_cycles(event)) {
 			vals[i] = tensix_read(tp, first + i, out);
@@ -521,6 +535,7 @@ static void tensix_restart_held(struct socpmu *sp)
 				continue;
 			tensix_bank_edge(tp, core, bank, TENSIX_START);
 			bs->held = false;
+			bs->pending = false;
 		}
 	}
 }

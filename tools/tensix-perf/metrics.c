@@ -31,10 +31,18 @@
  *                               L1 cycles of the mux-R window
  *   noc_txn_per_cycle         = ring0 + ring1 (n/a unless both were counted)
  *   noc_est_bytes_per_cycle   = noc_txn_per_cycle * NoC word bytes
- *   math/unpack/pack_bound_score = math/unpack/pack_utilization
+ *   math/pack_bound_score     = math/pack_utilization
+ *   unpack_bound_score        = (UNPACK0_BUSY_THREAD0 + UNPACK1_BUSY_THREAD0) /
+ *                               (2 * TDMA_UNPACK cycles): the unpackers' busy
+ *                               share, like the other scores a share of its
+ *                               bank's cycles (the seed's unpack_utilization
+ *                               is writes per busy cycle, a rate that does
+ *                               not grow with how busy the unpackers are)
  *   risc_bound_score          = thread_stall_rate - instruction_issue_rate
- *   classification            = highest defined score (ties: math, unpack,
- *                               pack, risc order); n/a if none is defined
+ *   classification            = highest defined score; scores within
+ *                               TP_BOUND_TIE of the highest are a tie, won by
+ *                               the first in math, unpack, pack, risc order;
+ *                               n/a if none is defined
  */
 #include <ctype.h>
 #include <math.h>
@@ -237,7 +245,7 @@ static const struct tp_metric_desc seed_descs[TP_NR_METRICS] = {
 		"math_utilization" },
 	[TP_M_SCORE_UNPACK] = { "unpack_bound_score",
 		"Bound scores", "unpack-bound",
-		"unpack_utilization" },
+		"(UNPACK0_BUSY_THREAD0 + UNPACK1_BUSY_THREAD0) / (2 * TDMA_UNPACK_CYCLES)", true },
 	[TP_M_SCORE_PACK] = { "pack_bound_score",
 		"Bound scores", "pack-bound",
 		"pack_utilization" },
@@ -867,6 +875,9 @@ void tp_metrics_compute(const struct tp_counts *c, const struct tp_platform *p,
 		TP_EV_thread_instructions_0, TP_EV_thread_instructions_1,
 		TP_EV_thread_instructions_2,
 	};
+	static const enum tp_ev unpack_busy[] = {
+		TP_EV_unpack0_busy_thread0, TP_EV_unpack1_busy_thread0,
+	};
 	static const enum tp_ev ring0[] = {
 		TP_EV_noc_ring0_incoming_1, TP_EV_noc_ring0_incoming_0,
 		TP_EV_noc_ring0_outgoing_1, TP_EV_noc_ring0_outgoing_0,
@@ -941,21 +952,29 @@ void tp_metrics_compute(const struct tp_counts *c, const struct tp_platform *p,
 
 	/* Bound scores */
 	same(&m[TP_M_SCORE_MATH], &m[TP_M_MATH_UTIL], "math_utilization");
-	same(&m[TP_M_SCORE_UNPACK], &m[TP_M_UNPACK_UTIL], "unpack_utilization");
+	ratio(&m[TP_M_SCORE_UNPACK], "UNPACK_BUSY_SUM", sum_ev(c, unpack_busy, 2),
+	      bank_cycles_names[TENSIX_BANK_TDMA_UNPACK], cyc[TENSIX_BANK_TDMA_UNPACK], 2);
 	same(&m[TP_M_SCORE_PACK], &m[TP_M_PACK_UTIL], "pack_utilization");
 	add_input(&m[TP_M_SCORE_RISC], "thread_stall_rate", metric_val(&m[TP_M_STALL_RATE]));
 	add_input(&m[TP_M_SCORE_RISC], "instruction_issue_rate", metric_val(&m[TP_M_ISSUE_RATE]));
 	if (m[TP_M_STALL_RATE].valid && m[TP_M_ISSUE_RATE].valid)
 		set_value(&m[TP_M_SCORE_RISC], m[TP_M_STALL_RATE].value - m[TP_M_ISSUE_RATE].value);
 
-	/* Classification: the highest defined score, first one on a tie */
+	/*
+	 * Classification: the highest defined score. Scores computed from
+	 * different counters of a steady workload differ by rounding even when
+	 * they print the same, so a score must beat the best so far by more
+	 * than TP_BOUND_TIE: a tie goes to the first in math, unpack, pack,
+	 * risc order.
+	 */
 	out->bound = TP_BOUND_NONE;
 	for (b = TP_BOUND_MATH; b < TP_NR_BOUNDS; b++) {
 		const struct tp_metric *s = &m[tp_bound_score(b)];
 
 		if (!s->valid)
 			continue;
-		if (out->bound == TP_BOUND_NONE || s->value > m[tp_bound_score(out->bound)].value)
+		if (out->bound == TP_BOUND_NONE ||
+		    s->value > m[tp_bound_score(out->bound)].value + TP_BOUND_TIE)
 			out->bound = b;
 	}
 }

@@ -281,6 +281,12 @@ enum tp_bound {
 	TP_NR_BOUNDS
 };
 
+/*
+ * Bound scores closer than this to the highest are a tie (they print the
+ * same to 6 decimals, give or take rounding)
+ */
+#define TP_BOUND_TIE	1e-6
+
 struct tp_metrics {
 	struct tp_metric m[TP_NR_METRICS];
 	enum tp_bound bound;

@@ -237,7 +237,7 @@ static enum tp_bound wl_check(const struct wl *w, const struct tp_platform *p)
 		expect_na(&m, TP_M_NOC_BPC);
 	}
 	expect_val(&m, TP_M_SCORE_MATH, w->fpu_or_sfpu / w->cyc);
-	expect_val(&m, TP_M_SCORE_UNPACK, (u0 + u1) / 2);
+	expect_val(&m, TP_M_SCORE_UNPACK, (w->u0_busy + w->u1_busy) / (2 * w->cyc));
 	expect_val(&m, TP_M_SCORE_PACK, w->pbusy / w->cyc);
 	expect_val(&m, TP_M_SCORE_RISC, stall - issue);
 	return m.bound;
@@ -279,7 +279,7 @@ static const struct wl wl_pack = {
 static const struct wl wl_risc = {
 	.cyc = 1000,
 	.fpu = 100, .sfpu = 0, .fpu_or_sfpu = 100, .fpu_avail1 = 400,
-	.srca_w = 100, .srcb_w = 300, .u0_busy = 500, .u1_busy = 1000,
+	.srca_w = 100, .srcb_w = 300, .u0_busy = 300, .u1_busy = 500,
 	.srca_wa = 250, .srcb_wa = 500,
 	.mi_started = 90, .mi_avail = 900,
 	.pdra = 150, .pbusy = 300, .avail_math = 60,
@@ -490,8 +490,8 @@ TEST(zero_counts_with_cycles)
 	expect_na(&m, TP_M_UNPACK_BPC);
 	expect_na(&m, TP_M_PACKER_EFF);
 	expect_na(&m, TP_M_FPU_EFF);
-	expect_na(&m, TP_M_SCORE_UNPACK);
-	/* math 0, pack 0, risc 0: a tie goes to the first, math */
+	expect_val(&m, TP_M_SCORE_UNPACK, 0);
+	/* math 0, unpack 0, pack 0, risc 0: a tie goes to the first, math */
 	CHECK(m.bound == TP_BOUND_MATH, "%s", tp_bound_name(m.bound));
 }
 
@@ -514,7 +514,8 @@ TEST(combined_uses_defined_unpacker)
 	expect_na(&m, TP_M_UNPACK0_WRITE_EFF);
 	expect_na(&m, TP_M_UNPACK_WRITE_EFF);
 	expect_val(&m, TP_M_UNPACK_TO_MATH, 0.8);
-	expect_na(&m, TP_M_SCORE_UNPACK);
+	/* the unpack score is the busy share: 600 of 2 * 1000 cycles */
+	expect_val(&m, TP_M_SCORE_UNPACK, 0.3);
 	CHECK(m.bound == TP_BOUND_MATH, "%s", tp_bound_name(m.bound));
 }
 
@@ -623,6 +624,7 @@ TEST(ties_and_negative_scores)
 	/* only the risc score is defined, and it is negative: still reported */
 	zero_counts(&c, 1000);
 	c.cycles[TENSIX_BANK_FPU].valid = false;
+	c.cycles[TENSIX_BANK_TDMA_UNPACK].valid = false;
 	c.cycles[TENSIX_BANK_TDMA_PACK].valid = false;
 	set(&c, TP_EV_thread_instructions_0, 300);
 	tp_metrics_compute(&c, NULL, &m);
@@ -633,13 +635,90 @@ TEST(ties_and_negative_scores)
 	zero_counts(&c, 1000);
 	set(&c, TP_EV_packer_busy, 500);
 	set(&c, TP_EV_srca_write, 50);
-	set(&c, TP_EV_unpack0_busy_thread0, 100);
+	set(&c, TP_EV_unpack0_busy_thread0, 500);
 	set(&c, TP_EV_srcb_write, 50);
-	set(&c, TP_EV_unpack1_busy_thread0, 100);
+	set(&c, TP_EV_unpack1_busy_thread0, 500);
 	tp_metrics_compute(&c, NULL, &m);
 	CHECK(m.bound == TP_BOUND_UNPACK, "%s", tp_bound_name(m.bound));
 	CHECK(tp_bound_score(TP_BOUND_PACK) == TP_M_SCORE_PACK, "score id");
 	CHECK(tp_bound_score(TP_BOUND_NONE) == TP_NR_METRICS, "none");
+}
+
+/*
+ * Busy shares of a model workload as the simulator's matmul plays it
+ * (drivers/sim/sim_tensix.c: FPU_OR_SFPU_INSTRN = fpu, UNPACKn_BUSY_THREAD0
+ * = unpack, PACKER_BUSY = pack per cycle; SRCA/SRCB_WRITE = 0.8 of the busy
+ * cycles), whole counts, each bank with its own cycle count a few cycles
+ * off the others', as banks started one after the other have.
+ */
+static void busy_counts(struct tp_counts *c, double fpu, double unpack, double pack)
+{
+	const double cyc = 4e9;
+
+	zero_counts(c, cyc);
+	c->cycles[TENSIX_BANK_FPU].v = cyc + 7;
+	c->cycles[TENSIX_BANK_TDMA_UNPACK].v = cyc - 5;
+	c->cycles[TENSIX_BANK_TDMA_PACK].v = cyc + 3;
+	set(c, TP_EV_fpu_or_sfpu_instrn, floor(fpu * (cyc + 7)));
+	set(c, TP_EV_unpack0_busy_thread0, floor(unpack * (cyc - 5)));
+	set(c, TP_EV_unpack1_busy_thread0, floor(unpack * (cyc - 5)));
+	set(c, TP_EV_srca_write, floor(0.8 * unpack * (cyc - 5)));
+	set(c, TP_EV_srcb_write, floor(0.8 * unpack * (cyc - 5)));
+	set(c, TP_EV_packer_busy, floor(pack * (cyc + 3)));
+}
+
+/*
+ * The busiest unit is the bound: the scores are shares of their banks'
+ * cycles. (The seed's unpack score, SRCA_WRITE / UNPACK0_BUSY_THREAD0, is
+ * 0.8 here however busy the unpackers are: it called the demo's FPU 60 %,
+ * unpack 40 % unpack-bound, and a tie at 0.8 went to unpack by rounding.)
+ */
+TEST(bound_is_busiest_unit)
+{
+	static const struct {
+		double fpu, unpack, pack;
+		enum tp_bound want;
+	} cases[] = {
+		{ 0.6, 0.4, 0.3, TP_BOUND_MATH },	/* the demo */
+		{ 0.8, 0.6, 0.4, TP_BOUND_MATH },	/* the known workload */
+		{ 0.5, 0.7, 0.3, TP_BOUND_UNPACK },
+		{ 0.3, 0.2, 0.9, TP_BOUND_PACK },
+		{ 0.79, 0.8, 0.1, TP_BOUND_UNPACK },
+		/* ties, each score off its exact value by rounding */
+		{ 0.8, 0.8, 0.1, TP_BOUND_MATH },
+		{ 0.6, 0.6, 0.6, TP_BOUND_MATH },
+		{ 0.2, 0.7, 0.7, TP_BOUND_UNPACK },
+		{ 0.1 / 3, 0.1 / 3, 0.1 / 3, TP_BOUND_MATH },
+	};
+	struct tp_counts c;
+	struct tp_metrics m;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		busy_counts(&c, cases[i].fpu, cases[i].unpack, cases[i].pack);
+		tp_metrics_compute(&c, tp_platform_find("wormhole"), &m);
+		CHECK(m.m[TP_M_SCORE_UNPACK].valid &&
+		      dabs(m.m[TP_M_SCORE_UNPACK].value - cases[i].unpack) < 1e-8,
+		      "case %zu: unpack score %.9f", i, m.m[TP_M_SCORE_UNPACK].value);
+		CHECK(m.bound == cases[i].want, "case %zu (fpu %.2f unpack %.2f pack %.2f): %s, want %s",
+		      i, cases[i].fpu, cases[i].unpack, cases[i].pack, tp_bound_name(m.bound),
+		      tp_bound_name(cases[i].want));
+	}
+	/* beyond the tie margin the later score wins */
+	busy_counts(&c, 0.8, 0.80001, 0.1);
+	tp_metrics_compute(&c, NULL, &m);
+	CHECK(m.bound == TP_BOUND_UNPACK, "0.80001 over 0.8: %s", tp_bound_name(m.bound));
+	/* the risc score ties with math too */
+	zero_counts(&c, 1000);
+	set(&c, TP_EV_fpu_or_sfpu_instrn, 300);
+	set(&c, TP_EV_thread_stalls_0, 900);
+	set(&c, TP_EV_thread_stalls_1, 900);
+	set(&c, TP_EV_thread_stalls_2, 900);
+	set(&c, TP_EV_thread_instructions_0, 600);
+	set(&c, TP_EV_thread_instructions_1, 600);
+	set(&c, TP_EV_thread_instructions_2, 600);
+	tp_metrics_compute(&c, NULL, &m);
+	CHECK(near(m.m[TP_M_SCORE_RISC].value, 0.3), "risc %.9f", m.m[TP_M_SCORE_RISC].value);
+	CHECK(m.bound == TP_BOUND_MATH, "math 0.3, risc 0.9 - 0.6: %s", tp_bound_name(m.bound));
 }
 
 TEST(value_formatting)
@@ -941,6 +1020,16 @@ TEST(sysfs_discovery)
 	CHECK(tp_pmu_pick(root, "tensix_3", name, sizeof(name)) == -ENOENT, "missing");
 	CHECK(tp_pmu_pick(root, "../x", name, sizeof(name)) == -ENOENT, "path");
 	CHECK(tp_pmu_pick("/nonexistent/dir", NULL, name, sizeof(name)) == -ENOENT, "no dir");
+	/* --pmu all: every tensix_<n>, by n */
+	make_pmu_dir(root, "tensix_0", "44");
+	{
+		long idx[4] = { -1, -1, -1, -1 };
+
+		CHECK(tp_pmu_list(root, idx, 4) == 3 && idx[0] == 0 && idx[1] == 2 &&
+		      idx[2] == 10, "list %ld %ld %ld", idx[0], idx[1], idx[2]);
+		CHECK(tp_pmu_list(root, idx, 2) == 2, "at most max");
+		CHECK(tp_pmu_list("/nonexistent/dir", idx, 4) == -ENOENT, "list: no dir");
+	}
 
 	CHECK(!tp_pmu_load(&p, root, "tensix_2", err, sizeof(err)), "load: %s", err);
 	CHECK(p.type == 42 && p.cpu == 1 && p.nr_cores == 3 && !strcmp(p.identifier, "blackhole"),
@@ -976,7 +1065,8 @@ int main(void)
 		T(nothing_counted_is_na), T(zero_counts_with_cycles),
 		T(combined_uses_defined_unpacker), T(missing_input_is_na),
 		T(noc_needs_both_rings), T(scaled_marks_metric), T(no_platform),
-		T(overflow_is_na), T(ties_and_negative_scores), T(value_formatting),
+		T(overflow_is_na), T(ties_and_negative_scores), T(bound_is_busiest_unit),
+		T(value_formatting),
 		T(metric_names_unique), T(tt_metal_metrics), T(tt_metal_fraction_flags),
 		T(format_parse), T(encode_aliases), T(term_get),
 		T(sysfs_discovery),

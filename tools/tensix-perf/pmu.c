@@ -120,6 +120,31 @@ int tp_pmu_pick(const char *root, const char *want, char *name, size_t len)
 	return best < 0 ? -ENOENT : 0;
 }
 
+int tp_pmu_list(const char *root, long *idx, size_t max)
+{
+	struct dirent *de;
+	size_t n = 0;
+	DIR *dir;
+
+	dir = opendir(root);
+	if (!dir)
+		return -ENOENT;
+	while ((de = readdir(dir))) {
+		long v = tensix_index(de->d_name);
+		size_t at;
+
+		if (v < 0 || n == max)
+			continue;
+		/* insertion sort: a handful of chips */
+		for (at = n; at > 0 && idx[at - 1] > v; at--)
+			idx[at] = idx[at - 1];
+		idx[at] = v;
+		n++;
+	}
+	closedir(dir);
+	return (int)n;
+}
+
 int tp_cpulist_first(const char *s)
 {
 	char *end;

@@ -52,6 +52,11 @@ const char *tp_sysfs_root(void);
  * the tensix_<n> with the lowest n. Returns 0, or -ENOENT.
  */
 int tp_pmu_pick(const char *root, const char *want, char *name, size_t len);
+/*
+ * The numbers n of every tensix_<n> PMU in @root, ascending, at most @max
+ * of them. Returns how many, or -ENOENT when @root cannot be read.
+ */
+int tp_pmu_list(const char *root, long *idx, size_t max);
 
 /*
  * Read type, cpumask, identifier, num_cores, format/ and events/ of PMU

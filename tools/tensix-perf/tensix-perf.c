@@ -16,8 +16,8 @@
  * they count the whole time. The L1 bank counts the signals of one mux value
  * at a time, so the L1 events of each mux value form a group led by an L1
  * cycles event latched to the same mux; with more than one such group the
- * kernel multiplexes them and their counts are scaled by
- * time_enabled / time_running (marked '*').
+ * kernel multiplexes them and their counts are estimated over the whole run
+ * from the L1 cycles each group counted (marked '*', see l1_estimates()).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -47,11 +47,16 @@
 #define EXIT_SETUP	2	/* usage errors, no PMU, events cannot be opened */
 #define BANK_OTHER	TENSIX_NR_BANKS	/* events whose alias has no known bank */
 #define MIN_INTERVAL_MS	10
+#define TP_MAX_ALIASES	4	/* other names of one counter */
+#define TP_MAX_CHIPS	64	/* PMUs of --pmu all (a Galaxy has 32 chips) */
 
 struct ev {
 	char name[TP_PMU_NAME_LEN];	/* sysfs alias name */
 	char terms[TP_ALIAS_LEN + 64];	/* alias text (+ overrides) */
 	int info;			/* index in tp_events[], -1 if unknown */
+	/* the other names of the same counter (seed aliases): tp_events[] indices */
+	int alias[TP_MAX_ALIASES];
+	int nr_alias;
 	unsigned int bank;		/* enum tensix_bank or BANK_OTHER */
 	unsigned int mux;		/* L1 mux (L1 bank only) */
 	uint64_t sel;			/* "event" term, for the CSV counter_id */
@@ -68,6 +73,7 @@ struct ev {
 	bool dead;			/* could not be scheduled (error state) */
 	/* the window being reported */
 	struct tp_val val;
+	double raw;			/* the count of the window, unscaled */
 	double pct;			/* running / enabled, in percent */
 };
 
@@ -101,6 +107,13 @@ struct ctx {
 	FILE *out;
 	FILE *csv_counters, *csv_metrics;	/* opened before the command runs */
 	struct timespec t0;
+	/*
+	 * --pmu all, or a list: one context per chip (PMU), and this one holds
+	 * their sum (chip 0's events, no file descriptors of its own)
+	 */
+	struct ctx *chips;
+	size_t nr_chips;
+	const char *tag;		/* several chips: the PMU's name, or "all" */
 };
 
 static void err(const char *fmt, ...)
@@ -130,7 +143,11 @@ static const char usage_text[] =
 "Options:\n"
 "  -a, --all-cpus          system-wide counting (the only mode; accepted)\n"
 "      --pmu NAME          PMU to use (tensix_N or N); default: the tensix_*\n"
-"                          with the lowest N in /sys/bus/event_source/devices\n"
+"                          with the lowest N in /sys/bus/event_source/devices.\n"
+"                          A comma-separated list, or all (every tensix_*):\n"
+"                          one chip per PMU, each reported, then their sum\n"
+"                          (all chips; -x records start with the PMU's name\n"
+"                          or all; the CSV files hold the sum)\n"
 "      --core N            count core N only (config1 core=N, bycore=1 for\n"
 "                          core 0); default: the sum over every core\n"
 "      --l1mux M           count only the L1 signals of mux value M (no\n"
@@ -149,7 +166,9 @@ static const char usage_text[] =
 "                          machine-readable output, fields separated by SEP\n"
 "  -o, --output FILE       write the report to FILE (default: stderr)\n"
 "      --csv-counters FILE write the counters of the whole run as CSV:\n"
-"                          thread,bank,counter_name,counter_id,cycles,count,l1_mux\n"
+"                          thread,bank,counter_name,counter_id,cycles,count,l1_mux,\n"
+"                          aliases (one row per counter; aliases: its other\n"
+"                          names, ';'-separated)\n"
 "      --csv-metrics FILE  write the metrics of the whole run as CSV:\n"
 "                          name,value,inputs (inputs: NAME=value;NAME=value)\n"
 "  -h, --help              this text\n"
@@ -158,8 +177,9 @@ static const char usage_text[] =
 "Multiplexing: a core's L1 bank counts the signals of one mux value at a time\n"
 "(wormhole: mux 0 = NoC ring 0 / L1 arbitration, mux 1 = NoC ring 1 / TDMA).\n"
 "The L1 events of each mux value are a group with their own L1 cycle count,\n"
-"and the kernel multiplexes the groups; their values are scaled by\n"
-"time_enabled/time_running and marked '*' (running_pct < 100 with -x).\n"
+"and the kernel multiplexes the groups; their values are estimates over the\n"
+"whole run, count * cycles of the run / L1 cycles the group counted, marked\n"
+"'*' (running_pct < 100 with -x).\n"
 "Every other event is pinned and exact. A counter that never ran is\n"
 "'<not counted>' (n/a in CSV). A metric whose denominator is 0 or whose input\n"
 "was not counted is 'n/a'.\n"
@@ -173,13 +193,14 @@ static const char usage_text[] =
 "Bandwidth table (NoC word B, unpacker peak B/cyc, packer peak B/cyc):\n"
 "  Wormhole B0 32, 80, 80; Blackhole 256, 120, 120; Quasar 32, 80, 80\n"
 "\n"
-"Bound classification (heuristic): scores\n"
+"Bound classification (heuristic): scores, each a share of its bank's cycles\n"
 "  math-bound   = math_utilization\n"
-"  unpack-bound = unpack_utilization\n"
+"  unpack-bound = (UNPACK0_BUSY_THREAD0 + UNPACK1_BUSY_THREAD0) /\n"
+"                 (2 * TDMA_UNPACK cycles), the unpackers' busy share\n"
 "  pack-bound   = pack_utilization\n"
 "  risc-bound   = thread_stall_rate - instruction_issue_rate\n"
-"The highest defined score wins (on a tie the first in this order); n/a when\n"
-"no score is defined.\n"
+"The highest defined score wins; scores within 1e-6 of it are a tie, won by\n"
+"the first in this order; n/a when no score is defined.\n"
 "\n"
 "Environment: TENSIX_PERF_SYSFS replaces /sys/bus/event_source/devices (tests).\n"
 "Exit status: the command's (128+N if killed by signal N), 2 on setup errors.\n";
@@ -364,6 +385,38 @@ static int check_chosen(const struct ctx *c)
 	return 0;
 }
 
+/*
+ * The PMU lists a counter under its RTL name and, for 21 counters, under
+ * the seed's name too (fpu_counter and fpu_instruction: the same select).
+ * Each counter is opened once, under its first name in the table (the
+ * RTL's), with the others as its aliases: one count, one report row, every
+ * metric that reads it under either name. True when @tmp was such an
+ * alias of an event already added.
+ */
+static bool merge_alias(struct ctx *c, const struct ev *tmp)
+{
+	for (size_t i = 0; i < c->nr_ev; i++) {
+		struct ev *e = &c->ev[i];
+
+		if (e->cycles || tmp->cycles || e->bank != tmp->bank || e->mux != tmp->mux ||
+		    strcmp(e->terms, tmp->terms))
+			continue;
+		if (tmp->info < 0 || e->nr_alias == TP_MAX_ALIASES)
+			return true;	/* a name the table does not know: the count is there */
+		if (e->info < 0 || tmp->info < e->info) {
+			/* the new name comes first in the table: it names the row */
+			if (e->info >= 0)
+				e->alias[e->nr_alias++] = e->info;
+			e->info = tmp->info;
+			snprintf(e->name, sizeof(e->name), "%s", tmp->name);
+		} else {
+			e->alias[e->nr_alias++] = tmp->info;
+		}
+		return true;
+	}
+	return false;
+}
+
 static int build_events(struct ctx *c)
 {
 	const struct tp_alias *l1_cycles = NULL;
@@ -397,6 +450,8 @@ static int build_events(struct ctx *c)
 			/* a bank's cycles come with any chosen event of the bank */
 			if (tmp.bank != bank ||
 			    !(tmp.cycles ? bank_used : chosen(c, tmp.name, tmp.terms)))
+				continue;
+			if (merge_alias(c, &tmp))
 				continue;
 			e = add_ev(c);
 			if (!e)
@@ -437,6 +492,25 @@ static int build_events(struct ctx *c)
 	}
 	for (unsigned int m = 0; m < TP_MAX_MUX; m++)
 		c->mux_groups += mux_used[m];
+	/*
+	 * Multiplexed L1 groups are estimated against the cycles of a bank
+	 * that counts the whole window (l1_estimates()): -e with L1 events
+	 * only gets one bank's cycles, pinned.
+	 */
+	for (size_t i = 0; c->mux_groups > 1 && first < 0 && i < c->pmu.nr_aliases; i++) {
+		struct ev *e;
+
+		ev_from_alias(&tmp, &c->pmu.aliases[i]);
+		if (!tmp.cycles || tmp.bank == TENSIX_BANK_L1 || tmp.bank >= TENSIX_NR_BANKS)
+			continue;
+		e = add_ev(c);
+		if (!e)
+			goto nomem;
+		*e = tmp;
+		first = (int)(c->nr_ev - 1);
+		e->leader = e->pinned = true;
+		e->leader_idx = first;
+	}
 
 	/* One group per mux value: L1 cycles latched to that mux, then its events */
 	for (unsigned int m = 0; m < TP_MAX_MUX; m++) {
@@ -462,7 +536,7 @@ static int build_events(struct ctx *c)
 		for (size_t i = 0; i < c->pmu.nr_aliases; i++) {
 			ev_from_alias(&tmp, &c->pmu.aliases[i]);
 			if (tmp.bank != TENSIX_BANK_L1 || tmp.cycles || tmp.mux != m ||
-			    !chosen(c, tmp.name, tmp.terms))
+			    !chosen(c, tmp.name, tmp.terms) || merge_alias(c, &tmp))
 				continue;
 			e = add_ev(c);
 			if (!e)
@@ -637,6 +711,50 @@ static void read_events(struct ctx *c)
 	}
 }
 
+static const struct ev *cycles_ev(const struct ctx *c, unsigned int bank, unsigned int mux);
+
+/* The pinned reference cycles: a bank other than L1 that ran the whole window */
+static const struct ev *ref_cycles(const struct ctx *c)
+{
+	for (size_t i = 0; i < c->nr_ev; i++) {
+		const struct ev *e = &c->ev[i];
+
+		if (e->cycles && e->bank < TENSIX_NR_BANKS && e->bank != TENSIX_BANK_L1 &&
+		    e->val.valid && !e->val.scaled && e->val.v > 0)
+			return e;
+	}
+	return NULL;
+}
+
+/*
+ * The L1 values of multiplexed mux groups, estimated over the whole window
+ * from the cycles the group's L1 bank counted: count * (reference cycles
+ * of the window) / (the group's L1 cycles), on the same cores. perf's
+ * time_enabled / time_running says how long the group was scheduled, not
+ * how long the bank counted: at each rotation the bank stops for the
+ * register accesses of the mux switch (tensix-pmu.rst, "Groups"), which
+ * perf counts as running; a group of ~25 events over 4 cores then counted
+ * half the time it was credited on the model. Its own L1 cycles count
+ * exactly the cycles it counted. Time scaling is kept where there are no
+ * cycles to go by.
+ */
+static void l1_estimates(struct ctx *c)
+{
+	const struct ev *ref = ref_cycles(c);
+
+	for (size_t i = 0; ref && i < c->nr_ev; i++) {
+		struct ev *e = &c->ev[i];
+		const struct ev *ce;
+
+		if (e->bank != TENSIX_BANK_L1 || !e->val.valid || !e->val.scaled)
+			continue;
+		ce = cycles_ev(c, TENSIX_BANK_L1, e->mux);
+		if (!ce || !ce->val.valid || ce->raw <= 0)
+			continue;
+		e->val.v = e->raw * ref->val.v / ce->raw;
+	}
+}
+
 /*
  * Values of the window since @from (NULL: since the start), scaled by
  * enabled/running when the event did not run the whole window.
@@ -654,8 +772,10 @@ static void window_values(struct ctx *c, bool since_prev)
 		}
 		memset(&e->val, 0, sizeof(e->val));
 		e->pct = 0;
+		e->raw = 0;
 		if (e->dead || e->fd < 0 || !run || !ena)
 			continue;
+		e->raw = (double)count;
 		e->val.valid = true;
 		e->pct = run >= ena ? 100.0 : 100.0 * (double)run / (double)ena;
 		if (run < ena) {
@@ -665,6 +785,7 @@ static void window_values(struct ctx *c, bool since_prev)
 			e->val.v = (double)count;
 		}
 	}
+	l1_estimates(c);
 }
 
 /* Where @e's value goes in the metrics' inputs @cnt, or NULL */
@@ -681,10 +802,13 @@ static void fill_counts(struct ctx *c, struct tp_counts *cnt)
 {
 	memset(cnt, 0, sizeof(*cnt));
 	for (size_t i = 0; i < c->nr_ev; i++) {
-		struct tp_val *v = count_slot(cnt, &c->ev[i]);
+		const struct ev *e = &c->ev[i];
+		struct tp_val *v = count_slot(cnt, e);
 
 		if (v)
-			*v = c->ev[i].val;
+			*v = e->val;
+		for (int a = 0; a < e->nr_alias; a++)
+			cnt->ev[e->alias[a]] = e->val;
 	}
 }
 
@@ -697,6 +821,52 @@ static const struct ev *cycles_ev(const struct ctx *c, unsigned int bank, unsign
 		    (bank != TENSIX_BANK_L1 || c->ev[i].mux == mux))
 			return &c->ev[i];
 	return NULL;
+}
+
+/* Is tp_events[@info] another name of a counter opened under its first name? */
+static bool is_alias(const struct ctx *c, int info)
+{
+	for (size_t i = 0; i < c->nr_ev; i++)
+		for (int a = 0; a < c->ev[i].nr_alias; a++)
+			if (c->ev[i].alias[a] == info)
+				return true;
+	return false;
+}
+
+/* "NAME" or "NAME (ALIAS, ...)": a counter's row label */
+static char *ev_label(char *buf, size_t len, const struct ev *e)
+{
+	size_t at;
+
+	if (e->info >= 0)
+		tp_upper(buf, len, tp_events[e->info].name);
+	else
+		tp_upper(buf, len, e->name);
+	at = strlen(buf);
+	for (int a = 0; a < e->nr_alias && at < len; a++) {
+		char up[TP_NAME_LEN];
+
+		tp_upper(up, sizeof(up), tp_events[e->alias[a]].name);
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", a ? ", " : " (", up);
+	}
+	if (e->nr_alias && at < len)
+		snprintf(buf + at, len - at, ")");
+	return buf;
+}
+
+/* The aliases of @e joined by @sep, for the CSV and -x records */
+static char *ev_aliases(char *buf, size_t len, const struct ev *e, char sep)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int a = 0; a < e->nr_alias && at < len; a++) {
+		char up[TP_NAME_LEN];
+
+		tp_upper(up, sizeof(up), tp_events[e->alias[a]].name);
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", a ? (char[2]){ sep, 0 } : "", up);
+	}
+	return buf;
 }
 
 static const struct ev *find_ev(const struct ctx *c, int info)
@@ -735,7 +905,11 @@ static char *fmt_inputs(char *buf, size_t len, const struct tp_metric *m, char s
 static void print_header(struct ctx *c)
 {
 	FILE *f = c->out;
-	char cores[64], core[32] = "all";
+	char cores[64], core[32] = "all", who[TP_PMU_NAME_LEN + 32];
+
+	snprintf(who, sizeof(who), "%s", c->pmu.name);
+	if (c->nr_chips)
+		snprintf(who, sizeof(who), "all %zu chips", c->nr_chips);
 
 	if (c->o.core >= 0) {
 		snprintf(core, sizeof(core), "%ld", c->o.core);
@@ -747,35 +921,42 @@ static void print_header(struct ctx *c)
 	}
 
 	if (c->o.sep) {
-		fprintf(f, "# %s stat: pmu=%s identifier=%s arch=%s core=%s\n", PROG, c->pmu.name,
+		fprintf(f, "# %s stat: pmu=%s identifier=%s arch=%s core=%s\n", PROG, who,
 			c->pmu.identifier[0] ? c->pmu.identifier : "unknown",
 			c->plat ? c->plat->id : "unknown", core);
+		if (c->nr_chips) {
+			fprintf(f, "# chips:");
+			for (size_t k = 0; k < c->nr_chips; k++)
+				fprintf(f, " %s", c->chips[k].pmu.name);
+			fprintf(f, "; each record starts with its chip's PMU, or all for the sum\n");
+		}
 		if (c->mux_groups > 1)
 			fprintf(f, "# note: the %u L1 mux groups cannot count together on a core; "
-				"the kernel multiplexes them and their counts are scaled "
+				"the kernel multiplexes them and their counts are estimated over the run "
 				"(running_pct < 100)\n", c->mux_groups);
 		fprintf(f, "# counter%sthread%sbank%scounter_name%scounter_id%scycles%scount%s"
-			"l1_mux%srunning_pct\n", c->o.sep, c->o.sep, c->o.sep, c->o.sep, c->o.sep,
-			c->o.sep, c->o.sep, c->o.sep);
+			"l1_mux%srunning_pct%saliases\n", c->o.sep, c->o.sep, c->o.sep, c->o.sep,
+			c->o.sep, c->o.sep, c->o.sep, c->o.sep, c->o.sep);
 		fprintf(f, "# metric%sname%svalue%sinputs\n", c->o.sep, c->o.sep, c->o.sep);
 		return;
 	}
 	if (c->o.interval_ms) {
 		/* compact interval lines: the header is a comment */
-		fprintf(f, "# Performance counter stats for %s (%s, %s)%s\n", c->pmu.name,
+		fprintf(f, "# Performance counter stats for %s (%s, %s)%s\n", who,
 			c->plat ? c->plat->name :
 			(c->pmu.identifier[0] ? c->pmu.identifier : "unknown arch"), cores,
 			c->mux_groups > 1 ? "; L1 values scaled (multiplexed)" : "");
 		return;
 	}
-	fprintf(f, "\n Performance counter stats for %s (%s, %s):\n", c->pmu.name,
+	fprintf(f, "\n Performance counter stats for %s (%s, %s):\n", who,
 		c->plat ? c->plat->name : (c->pmu.identifier[0] ? c->pmu.identifier : "unknown arch"),
 		cores);
 	if (c->mux_groups > 1)
 		fprintf(f, "\n note: the L1 bank counts the signals of one mux value at a time and\n"
 			"       the %u mux groups cannot count together on a core, so the kernel\n"
-			"       multiplexes them: L1 values marked '*' are scaled by\n"
-			"       time_enabled/time_running. Every other counter is exact.\n",
+			"       multiplexes them: L1 values marked '*' are estimates over the\n"
+			"       whole run, count * cycles / (L1 cycles of the count's group).\n"
+			"       Every other counter is exact.\n",
 			c->mux_groups);
 }
 
@@ -789,7 +970,8 @@ static void print_bank_title(FILE *f, const char *title, const struct ev *cyc)
 	}
 	fprintf(f, "\n %-36s cycles %s", title, fmt_count(buf, sizeof(buf), cyc));
 	if (cyc->val.valid && cyc->val.scaled)
-		fprintf(f, "  (counted %.2f%% of the time)", cyc->pct);
+		fprintf(f, "  (counted %.2f%% of the cycles, scheduled %.2f%% of the time)",
+			cyc->val.v > 0 ? 100.0 * cyc->raw / cyc->val.v : 0.0, cyc->pct);
 	fputc('\n', f);
 }
 
@@ -847,13 +1029,13 @@ static void print_table(struct ctx *c)
 				snprintf(title, sizeof(title), "L1 (mux %u)", m);
 				print_bank_title(f, title, cycles_ev(c, bank, m));
 				for (int i = 0; i < TP_NR_EV; i++) {
-					char name[TP_NAME_LEN];
+					char name[3 * TP_NAME_LEN];
 
 					if (tp_events[i].bank != bank || tp_events[i].mux != m ||
 					    !find_ev(c, i))
 						continue;
-					tp_upper(name, sizeof(name), tp_events[i].name);
-					fprintf(f, "   %-34s %16s\n", name,
+					ev_label(name, sizeof(name), find_ev(c, i));
+					fprintf(f, "   %-50s %16s\n", name,
 						fmt_count(b0, sizeof(b0), find_ev(c, i)));
 				}
 				for (size_t i = 0; i < c->nr_ev; i++) {
@@ -869,11 +1051,14 @@ static void print_table(struct ctx *c)
 			print_bank_title(f, bank_label(bank),
 					 bank < TENSIX_NR_BANKS ? cycles_ev(c, bank, 0) : NULL);
 			for (int i = 0; i < TP_NR_EV; i++) {
-				char name[TP_NAME_LEN];
+				char name[3 * TP_NAME_LEN];
 
-				if (tp_events[i].bank != bank)
+				if (tp_events[i].bank != bank || is_alias(c, i))
 					continue;
-				tp_upper(name, sizeof(name), tp_events[i].name);
+				if (find_ev(c, i))
+					ev_label(name, sizeof(name), find_ev(c, i));
+				else
+					tp_upper(name, sizeof(name), tp_events[i].name);
 				fprintf(f, "   %-34s %16s\n", name, fmt_count(b0, sizeof(b0), find_ev(c, i)));
 			}
 		}
@@ -953,15 +1138,16 @@ static void for_each_counter(struct ctx *c, void (*fn)(struct ctx *, const struc
 static void sep_counter(struct ctx *c, const struct ev *e, void *arg)
 {
 	const char *prefix = arg, *s = c->o.sep;
-	char cyc[64], cnt[64], name[TP_NAME_LEN + 16], mux[8] = "";
+	char cyc[64], cnt[64], name[TP_NAME_LEN + 16], mux[8] = "", aliases[4 * TP_NAME_LEN];
 	int thread;
 
 	csv_counter_fields(c, e, cyc, sizeof(cyc), cnt, sizeof(cnt), name, sizeof(name), &thread);
 	if (e->bank == TENSIX_BANK_L1)
 		snprintf(mux, sizeof(mux), "%u", e->mux);
-	fprintf(c->out, "%scounter%s%s%s%s%s%s%s%" PRIu64 "%s%s%s%s%s%s%s%.2f\n", prefix, s,
+	ev_aliases(aliases, sizeof(aliases), e, strchr(s, ';') ? '|' : ';');
+	fprintf(c->out, "%scounter%s%s%s%s%s%s%s%" PRIu64 "%s%s%s%s%s%s%s%.2f%s%s\n", prefix, s,
 		tp_thread_name(thread), s, bank_label(e->bank), s, name, s, e->sel, s, cyc, s,
-		cnt, s, mux, s, e->pct);
+		cnt, s, mux, s, e->pct, s, aliases);
 }
 
 static void print_sep(struct ctx *c, const struct tp_metrics *m, const char *prefix)
@@ -1021,10 +1207,13 @@ static void find_counted(struct ctx *c)
 
 	memset(&cnt, 0, sizeof(cnt));
 	for (size_t i = 0; i < c->nr_ev; i++) {
-		struct tp_val *v = count_slot(&cnt, &c->ev[i]);
+		const struct ev *e = &c->ev[i];
+		struct tp_val *v = count_slot(&cnt, e);
 
 		if (v)
 			*v = (struct tp_val){ 1, true, false };
+		for (int a = 0; a < e->nr_alias; a++)
+			cnt.ev[e->alias[a]] = (struct tp_val){ 1, true, false };
 	}
 	tp_metrics_compute(&cnt, c->plat, &opened);
 	for (int i = 0; i < TP_NR_METRICS; i++)
@@ -1034,7 +1223,7 @@ static void find_counted(struct ctx *c)
 /* -I without -x: one line per metric and interval, for the metrics counted */
 static void print_compact(struct ctx *c, const struct tp_metrics *m, double t)
 {
-	char num[48];
+	char num[48], name[TP_PMU_NAME_LEN + 64];
 
 	if (!c->compact_header) {
 		fprintf(c->out, "#%13s  %-34s %14s\n", "time", "metric", "value");
@@ -1045,11 +1234,14 @@ static void print_compact(struct ctx *c, const struct tp_metrics *m, double t)
 		if (!c->counted[i])
 			continue;
 		tp_fmt_metric(num, sizeof(num), &m->m[i]);
-		fprintf(c->out, "%14.3f  %-34s %13s%s\n", t, tp_metric_desc(i)->name, num,
+		snprintf(name, sizeof(name), "%s%s%s", c->tag ? c->tag : "", c->tag ? "/" : "",
+			 tp_metric_desc(i)->name);
+		fprintf(c->out, "%14.3f  %-34s %13s%s\n", t, name, num,
 			m->m[i].valid && m->m[i].scaled ? "*" : " ");
 	}
-	fprintf(c->out, "%14.3f  %-34s %14s\n", t, "bound_classification",
-		tp_bound_name(m->bound));
+	snprintf(name, sizeof(name), "%s%s%s", c->tag ? c->tag : "", c->tag ? "/" : "",
+		 "bound_classification");
+	fprintf(c->out, "%14.3f  %-34s %14s\n", t, name, tp_bound_name(m->bound));
 }
 
 /* Print the current window (values already computed by window_values()). */
@@ -1057,13 +1249,17 @@ static void report(struct ctx *c, double t, bool interval)
 {
 	struct tp_counts cnt;
 	struct tp_metrics m;
-	char prefix[64] = "";
+	char prefix[TP_PMU_NAME_LEN + 64] = "";
 
 	fill_counts(c, &cnt);
 	tp_metrics_compute(&cnt, c->plat, &m);
 	if (c->o.sep) {
 		if (interval)
 			snprintf(prefix, sizeof(prefix), "%.3f%s", t, c->o.sep);
+		/* several chips: each record says whose it is ("all": the sum) */
+		if (c->tag)
+			snprintf(prefix + strlen(prefix), sizeof(prefix) - strlen(prefix), "%s%s",
+				 c->tag, c->o.sep);
 		print_sep(c, &m, prefix);
 	} else if (interval) {
 		print_compact(c, &m, t);
@@ -1083,14 +1279,15 @@ struct csvf {
 static void csv_counter(struct ctx *c, const struct ev *e, void *arg)
 {
 	struct csvf *cf = arg;
-	char cyc[64], cnt[64], name[TP_NAME_LEN + 16], mux[8] = "";
+	char cyc[64], cnt[64], name[TP_NAME_LEN + 16], mux[8] = "", aliases[4 * TP_NAME_LEN];
 	int thread;
 
 	csv_counter_fields(c, e, cyc, sizeof(cyc), cnt, sizeof(cnt), name, sizeof(name), &thread);
 	if (e->bank == TENSIX_BANK_L1)
 		snprintf(mux, sizeof(mux), "%u", e->mux);
-	fprintf(cf->f, "%s,%s,%s,%" PRIu64 ",%s,%s,%s\n", tp_thread_name(thread),
-		bank_label(e->bank), name, e->sel, cyc, cnt, mux);
+	fprintf(cf->f, "%s,%s,%s,%" PRIu64 ",%s,%s,%s,%s\n", tp_thread_name(thread),
+		bank_label(e->bank), name, e->sel, cyc, cnt, mux,
+		ev_aliases(aliases, sizeof(aliases), e, ';'));
 }
 
 /* Open @path for writing into *@f (nothing without a path); -1 if it cannot be */
@@ -1118,7 +1315,7 @@ static int write_csv_files(struct ctx *c)
 	if (c->csv_counters) {
 		cf.f = c->csv_counters;
 		c->csv_counters = NULL;
-		fprintf(cf.f, "thread,bank,counter_name,counter_id,cycles,count,l1_mux\n");
+		fprintf(cf.f, "thread,bank,counter_name,counter_id,cycles,count,l1_mux,aliases\n");
 		for_each_counter(c, csv_counter, &cf);
 		if (fclose(cf.f)) {
 			err("writing %s: %s", c->o.csv_counters, strerror(errno));
@@ -1160,6 +1357,114 @@ static void save_prev(struct ctx *c)
 static void nop_handler(int sig)
 {
 	(void)sig;
+}
+
+/* ---- several chips ---- */
+
+/* @c's event @e in chip @k, or NULL (another arch may not have it) */
+static const struct ev *chip_ev(const struct ctx *k, const struct ev *e)
+{
+	for (size_t i = 0; i < k->nr_ev; i++) {
+		const struct ev *f = &k->ev[i];
+
+		if (f->cycles == e->cycles && f->bank == e->bank && f->mux == e->mux &&
+		    !strcmp(f->name, e->name))
+			return f;
+	}
+	return NULL;
+}
+
+/*
+ * The sum over the chips of each event of @c: counts, cycles and estimates
+ * add up, so every metric of the sum is that of all the chips' cores
+ * together. An event that a chip did not count makes the sum n/a.
+ */
+static void merge_chips(struct ctx *c)
+{
+	for (size_t i = 0; i < c->nr_ev; i++) {
+		struct ev *e = &c->ev[i];
+
+		memset(&e->val, 0, sizeof(e->val));
+		e->raw = 0;
+		e->pct = 100;
+		e->val.valid = true;
+		for (size_t k = 0; k < c->nr_chips; k++) {
+			const struct ev *f = chip_ev(&c->chips[k], e);
+
+			if (!f || !f->val.valid) {
+				e->val.valid = false;
+				break;
+			}
+			e->val.v += f->val.v;
+			e->val.scaled |= f->val.scaled;
+			e->raw += f->raw;
+			if (f->pct < e->pct)
+				e->pct = f->pct;
+		}
+		if (!e->val.valid)
+			memset(&e->val, 0, sizeof(e->val));
+	}
+}
+
+static int enable_all(struct ctx *c, bool on)
+{
+	int ret = 0;
+
+	if (!c->nr_chips)
+		return enable_events(c, on);
+	for (size_t k = 0; k < c->nr_chips; k++)
+		if (enable_events(&c->chips[k], on))
+			ret = -1;
+	return ret;
+}
+
+static void read_all(struct ctx *c)
+{
+	if (!c->nr_chips)
+		read_events(c);
+	for (size_t k = 0; k < c->nr_chips; k++)
+		read_events(&c->chips[k]);
+}
+
+static void window_all(struct ctx *c, bool since_prev)
+{
+	if (!c->nr_chips) {
+		window_values(c, since_prev);
+		return;
+	}
+	for (size_t k = 0; k < c->nr_chips; k++)
+		window_values(&c->chips[k], since_prev);
+	merge_chips(c);
+}
+
+static void save_prev_all(struct ctx *c)
+{
+	if (!c->nr_chips)
+		save_prev(c);
+	for (size_t k = 0; k < c->nr_chips; k++)
+		save_prev(&c->chips[k]);
+}
+
+/* Each chip's report, then the sum's ("all chips") */
+static void report_all(struct ctx *c, double t, bool interval)
+{
+	if (!c->nr_chips) {
+		report(c, t, interval);
+		return;
+	}
+	if (interval && !c->o.sep && !c->compact_header) {
+		fprintf(c->out, "#%13s  %-34s %14s\n", "time", "metric", "value");
+		c->compact_header = true;
+		find_counted(c);
+	}
+	for (size_t k = 0; k < c->nr_chips; k++) {
+		if (!interval && !c->o.sep)
+			print_header(&c->chips[k]);
+		report(&c->chips[k], t, interval);
+	}
+	if (!interval && !c->o.sep)
+		print_header(c);
+	report(c, t, interval);
 }
 
 /*
@@ -1218,7 +1523,7 @@ static int run(struct ctx *c, int *status)
 	}
 
 	clock_gettime(CLOCK_MONOTONIC, &c->t0);
-	if (enable_events(c, true)) {
+	if (enable_all(c, true)) {
 		if (pid > 0) {
 			close(go[1]);
 			waitpid(pid, NULL, 0);
@@ -1247,11 +1552,11 @@ static int run(struct ctx *c, int *status)
 			sig = sigtimedwait(&mask, &info, &to);
 			if (sig < 0 && errno == EAGAIN) {
 				ticks++;
-				read_events(c);
-				window_values(c, true);
+				read_all(c);
+				window_all(c, true);
 				last = now_since(&c->t0);
-				report(c, last, true);
-				save_prev(c);
+				report_all(c, last, true);
+				save_prev_all(c);
 				continue;
 			}
 		} else {
@@ -1270,21 +1575,21 @@ static int run(struct ctx *c, int *status)
 		kill(pid, sig);
 	}
 
-	enable_events(c, false);
-	read_events(c);
+	enable_all(c, false);
+	read_all(c);
 	if (c->o.interval_ms) {
 		double t = now_since(&c->t0);
 
 		/* The last, partial interval */
 		if (t - last >= 0.001) {
-			window_values(c, true);
-			report(c, t, true);
+			window_all(c, true);
+			report_all(c, t, true);
 		}
 	} else {
-		window_values(c, false);
-		report(c, now_since(&c->t0), false);
+		window_all(c, false);
+		report_all(c, now_since(&c->t0), false);
 	}
-	window_values(c, false);
+	window_all(c, false);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return 0;
 }
@@ -1321,6 +1626,91 @@ static int setup_pmu(struct ctx *c)
 		return -1;
 	}
 	return 0;
+}
+
+/* --pmu all, or a comma-separated list of PMUs */
+static bool several_pmus(const char *pmu)
+{
+	return pmu && (!strcmp(pmu, "all") || strchr(pmu, ','));
+}
+
+/*
+ * One context per chip of --pmu, each with its events open, and @c as
+ * their sum: chip 0's events (every chip's when they are of one arch),
+ * not opened. Returns 0 or -1.
+ */
+static int setup_chips(struct ctx *c)
+{
+	char names[TP_MAX_CHIPS][TP_PMU_NAME_LEN];
+	const char *p = c->o.pmu;
+	size_t n = 0;
+	int cores = 0;
+
+	if (!strcmp(p, "all")) {
+		long idx[TP_MAX_CHIPS];
+		int r = tp_pmu_list(tp_sysfs_root(), idx, TP_MAX_CHIPS);
+
+		if (r <= 0) {
+			err("no tensix PMU found (is tensix_pmu loaded?)");
+			return -1;
+		}
+		for (n = 0; n < (size_t)r; n++)
+			snprintf(names[n], sizeof(names[n]), TP_PMU_PREFIX "%ld", idx[n]);
+	} else {
+		while (*p) {
+			size_t len = strcspn(p, ",");
+
+			if (!len || len >= TP_PMU_NAME_LEN || n == TP_MAX_CHIPS) {
+				err("--pmu: bad list '%s'", c->o.pmu);
+				return -1;
+			}
+			snprintf(names[n++], sizeof(names[0]), "%.*s", (int)len, p);
+			p += len + (p[len] == ',');
+		}
+	}
+	c->chips = calloc(n, sizeof(*c->chips));
+	if (!c->chips) {
+		err("out of memory");
+		return -1;
+	}
+	for (size_t k = 0; k < n; k++) {
+		struct ctx *chip = &c->chips[k];
+
+		chip->o = c->o;
+		chip->o.pmu = names[k];
+		c->nr_chips = k + 1;
+		if (setup_pmu(chip) || build_events(chip) || open_events(chip))
+			return -1;
+		for (size_t j = 0; j < k; j++) {
+			if (!strcmp(c->chips[j].pmu.name, chip->pmu.name)) {
+				err("--pmu: %s given twice", chip->pmu.name);
+				return -1;
+			}
+		}
+		chip->o.pmu = NULL;
+		chip->tag = chip->pmu.name;
+		cores += chip->pmu.nr_cores > 0 ? chip->pmu.nr_cores : 0;
+	}
+	c->o.pmu = c->chips[0].pmu.name;
+	if (setup_pmu(c) || build_events(c))
+		return -1;
+	c->o.pmu = NULL;
+	c->pmu.nr_cores = cores;
+	c->tag = "all";
+	return 0;
+}
+
+static void free_chips(struct ctx *c)
+{
+	for (size_t k = 0; k < c->nr_chips; k++) {
+		close_events(&c->chips[k]);
+		free(c->chips[k].ev);
+		free(c->chips[k].rbuf);
+		tp_pmu_free(&c->chips[k].pmu);
+	}
+	free(c->chips);
+	c->chips = NULL;
+	c->nr_chips = 0;
 }
 
 static int cmd_list(struct ctx *c)
@@ -1493,7 +1883,8 @@ static int cmd_stat(struct ctx *c)
 		usage_short();
 		return EXIT_SETUP;
 	}
-	if (setup_pmu(c) || build_events(c) || open_events(c))
+	if (several_pmus(c->o.pmu) ? setup_chips(c) :
+	    setup_pmu(c) || build_events(c) || open_events(c))
 		return EXIT_SETUP;
 
 	/* Every output file first: one that cannot be written must not cost a run */
@@ -1514,7 +1905,15 @@ static int cmd_stat(struct ctx *c)
 		close_events(c);
 		return ret;
 	}
-	print_header(c);
+	for (size_t k = 0; k < c->nr_chips; k++)
+		c->chips[k].out = c->out;
+	/* several chips: the report prints each chip's header over its tables */
+	if (!c->nr_chips || c->o.sep || c->o.interval_ms)
+		print_header(c);
+	for (size_t k = 0; k < c->nr_chips; k++) {
+		c->chips[k].compact_header = true;
+		find_counted(&c->chips[k]);
+	}
 
 	ret = run(c, &status);
 	close_events(c);
@@ -1572,6 +1971,7 @@ int main(int argc, char **argv)
 		return EXIT_SETUP;
 	}
 	ret = !strcmp(argv[1], "list") ? cmd_list(&c) : cmd_stat(&c);
+	free_chips(&c);
 	close_events(&c);
 	free(c.o.events);
 	free(c.ev);
