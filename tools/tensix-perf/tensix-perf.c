@@ -1727,12 +1727,19 @@ static int cmd_list(struct ctx *c)
 		return EXIT_SETUP;
 	printf("%s: type %u, cpu %d, identifier %s, cores %d\n", c->pmu.name, c->pmu.type,
 	       c->pmu.cpu, c->pmu.identifier[0] ? c->pmu.identifier : "?", c->pmu.nr_cores);
+	printf("The events of 'stat', as it opens them. Last column: 'pinned' leads a group\n"
+	       "that always counts, 'group' one that perf multiplexes with the other L1 mux\n"
+	       "groups (l1_cycles leads each, latched to that mux: listed once per group).\n");
 	for (size_t i = 0; i < c->nr_ev; i++) {
 		const struct ev *e = &c->ev[i];
+		char tag[32] = "";
 
+		if (e->leader && e->cycles && e->bank == TENSIX_BANK_L1)
+			snprintf(tag, sizeof(tag), " %s (mux %u)", e->pinned ? "pinned" : "group", e->mux);
+		else if (e->leader)
+			snprintf(tag, sizeof(tag), " %s", e->pinned ? "pinned" : "group");
 		printf("  %-28s %-13s %-34s config=0x%08" PRIx64 " config1=0x%" PRIx64 "%s\n",
-		       e->name, bank_label(e->bank), e->terms, e->cfg[0], e->cfg[1],
-		       e->leader ? (e->pinned ? " pinned" : " group") : "");
+		       e->name, bank_label(e->bank), e->terms, e->cfg[0], e->cfg[1], tag);
 	}
 	return 0;
 }
@@ -1792,10 +1799,10 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 	o->core = -1;
 	o->l1mux = -1;
 	optind = 1;
-	/* getopt's messages name argv[0]: the tool, not "stat" */
-	argv[0] = PROG " stat";
+	/* getopt's messages would name argv[0], "stat": ours name the tool */
+	opterr = 0;
 	/* '+': stop at the command, so that its own options stay its own */
-	while ((opt = getopt_long(argc, argv, "+ae:I:x:o:h", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:ae:I:x:o:h", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'a':
 			o->all = true;
@@ -1855,7 +1862,14 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 			break;
 		case 'h':
 			return 1;
+		case ':':
+			err("%s: option '%s' needs an argument", argv[0], argv[optind - 1]);
+			return -1;
 		default:
+			if (optopt)
+				err("%s: invalid option '-%c'", argv[0], optopt);
+			else
+				err("%s: unrecognized option '%s'", argv[0], argv[optind - 1]);
 			return -1;
 		}
 	}
