@@ -1037,9 +1037,24 @@ EXPORT_SYMBOL_GPL(socpmu_sysfs_show_string);
 
 static void socpmu_release(struct socpmu_life *life);
 
+/* Is @name a registered socpmu PMU's, a removed one still waiting for its events included? */
+static bool socpmu_name_taken(const char *name)
+{
+	struct socpmu_life *life;
+	bool taken = false;
+
+	mutex_lock(&socpmu_list_lock);
+	list_for_each_entry(life, &socpmu_list, node)
+		taken |= !strcmp(life->pmu->name, name);
+	mutex_unlock(&socpmu_list_lock);
+	return taken;
+}
+
 /**
  * socpmu_register() - register a PMU instance named <prefix>_<n>
- * @sp: PMU state from socpmu_alloc(), with poll_ns set by the driver
+ * @sp: PMU state from socpmu_alloc(), with poll_ns set by the driver, and
+ *	optionally its name (kept instead of <prefix>_<n>; -EBUSY while a PMU
+ *	of that name is registered) and sysfs parent
  * @dev: the device providing the hardware
  * @ops: driver callbacks
  * @ida: the driver's IDA for instance numbers
@@ -1065,11 +1080,17 @@ int socpmu_register(struct socpmu *sp, struct device *dev,
 		return -EINVAL;
 	}
 
+	if (sp->name[0] && socpmu_name_taken(sp->name)) {
+		dev_err(dev, "%s: a PMU of that name is still registered (events of a previous instance open?)\n",
+			sp->name);
+		return -EBUSY;
+	}
 	sp->id = ida_alloc(ida, GFP_KERNEL);
 	if (sp->id < 0)
 		return sp->id;
 	sp->ida = ida;
-	snprintf(sp->name, sizeof(sp->name), "%s_%d", prefix, sp->id);
+	if (!sp->name[0])
+		snprintf(sp->name, sizeof(sp->name), "%s_%d", prefix, sp->id);
 	sp->dev = dev;
 	sp->ops = ops;
 	raw_spin_lock_init(&sp->lock);
@@ -1082,6 +1103,7 @@ int socpmu_register(struct socpmu *sp, struct device *dev,
 	sp->pmu = (struct pmu) {
 		.module		= dev->driver ? dev->driver->owner : THIS_MODULE,
 		.attr_groups	= groups,
+		.parent		= sp->parent,
 		.task_ctx_nr	= perf_invalid_context,
 		.event_init	= socpmu_event_init,
 		.add		= socpmu_add,
