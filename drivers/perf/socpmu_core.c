@@ -1037,13 +1037,19 @@ EXPORT_SYMBOL_GPL(socpmu_sysfs_show_string);
 
 static void socpmu_release(struct socpmu_life *life);
 
-/* Is @name a registered socpmu PMU's, a removed one still waiting for its events included? */
+static void socpmu_reap_locked(void);
+
+/*
+ * Is @name a registered socpmu PMU's? A removed one that perf has let go of
+ * is freed first; one still waiting for its events keeps its name.
+ */
 static bool socpmu_name_taken(const char *name)
 {
 	struct socpmu_life *life;
 	bool taken = false;
 
 	mutex_lock(&socpmu_list_lock);
+	socpmu_reap_locked();
 	list_for_each_entry(life, &socpmu_list, node)
 		taken |= !strcmp(life->pmu->name, name);
 	mutex_unlock(&socpmu_list_lock);
@@ -1256,19 +1262,27 @@ static bool socpmu_safe_to_free(struct socpmu_life *life)
 	return atomic_read(&socpmu_changes_begun) == ended && refs == sum;
 }
 
-/* Free the zombies that perf has let go of; again later while some are left */
-static void socpmu_reaper_fn(struct work_struct *work)
+/* Free the zombies that perf has let go of; socpmu_list_lock held */
+static void socpmu_reap_locked(void)
 {
 	struct socpmu_life *life, *tmp;
-	bool left;
 
-	mutex_lock(&socpmu_list_lock);
+	lockdep_assert_held(&socpmu_list_lock);
 	list_for_each_entry_safe(life, tmp, &socpmu_zombies, zombie) {
 		if (socpmu_in_use(life) || !socpmu_safe_to_free(life))
 			continue;
 		list_del(&life->zombie);
 		socpmu_life_free(life);
 	}
+}
+
+/* Free the zombies that perf has let go of; again later while some are left */
+static void socpmu_reaper_fn(struct work_struct *work)
+{
+	bool left;
+
+	mutex_lock(&socpmu_list_lock);
+	socpmu_reap_locked();
 	left = !list_empty(&socpmu_zombies);
 	mutex_unlock(&socpmu_list_lock);
 	if (left)

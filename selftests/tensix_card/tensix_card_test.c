@@ -405,12 +405,15 @@ TEST_F(card, harvested_not_offered)
 	ASSERT_EQ(0, card_errors(c, &h, &s, NULL));
 	EXPECT_EQ(0, h);
 	EXPECT_EQ(0, s);
-	/* the model itself refuses accesses to a harvested tile */
+	/*
+	 * the model itself refuses accesses to a harvested tile, addressed
+	 * as the NOC routes it (translated)
+	 */
 	for (int k = 0; k < c->ncores && c->harvest; k++) {
 		if (!c->charv[k])
 			continue;
-		ASSERT_EQ(0, sp_debugfs_printf(&c->d, "user_tlb", "0 %d %d 1", c->cx[k],
-					       c->cy[k]));
+		ASSERT_EQ(0, sp_debugfs_printf(&c->d, "user_tlb", "0 %d %d 1", c->ctx[k],
+					       c->cty[k]));
 		ASSERT_EQ(0, card_errors(c, &h, &s, NULL));
 		EXPECT_LT(0, h) TH_LOG("model did not notice harvested tile %d,%d",
 				       c->cx[k], c->cy[k]);
@@ -497,7 +500,7 @@ TEST_F_TIMEOUT(card, concurrent_window_use, 240)
 				 * as on a card): wins[0..1] and wins[2..3]
 				 */
 				if (sp_debugfs_printf(&c->d, "user_tlb", "%d %d %d 200",
-						      wins[2 * i + (k & 1)], c->ux[u], c->uy[u]))
+						      wins[2 * i + (k & 1)], c->uax[u], c->uay[u]))
 					_exit(1);
 			}
 		}
