@@ -48,6 +48,15 @@
  * window that does not keep the two atomic is caught within a few
  * hundred accesses instead of a few hundred thousand.
  *
+ * debugfs "read_ns" and "write_ns" give every BAR0 read and write a
+ * latency (0 by default): the accessor stalls that long, as a CPU does on a
+ * non-posted PCIe read and (less) on a posted write. "bursts" measures what
+ * a bridge costs the bus per perf callback: accesses closer together than
+ * TTCARD_BURST_GAP_NS form a burst (a callback's accesses, made back to back
+ * with interrupts off); it shows the number of bursts and accesses, the
+ * largest burst's accesses and reads, and the longest burst's duration;
+ * writing resets it.
+ *
  * debugfs "dead" (0 or 1, read as N or Y) plays a card that is reset
  * (tt-smi reset) or fell off the bus: while it is set, every BAR0 read
  * returns all ones, as a PCIe master abort does, and writes are dropped;
@@ -61,6 +70,7 @@
 #include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/err.h>
+#include <linux/ktime.h>
 #include <linux/fs.h>
 #include <linux/regmap.h>
 #include <linux/seq_file.h>
@@ -102,6 +112,7 @@ static const u8 ttcard_bh_harvest_loc[] = { 1, 16, 2, 15, 3, 14, 4, 13, 5, 12, 6
 #define TTCARD_BH_NIU_CFG_0		0x1fd04100
 #define TTCARD_NIU_TRANSLATE		BIT(14)
 #define TTCARD_COORDS			64	/* 6-bit NOC coordinates */
+#define TTCARD_BURST_GAP_NS		(200 * NSEC_PER_USEC)
 
 struct ttcard_arch {
 	const u8 *t6_x, *t6_y;
@@ -182,6 +193,18 @@ struct ttcard_cfg {
  * @bad_dead: BAR0 accesses while @dead
  * @dead: the card does not answer: reads return all ones, writes are lost
  * @cfg_delay_ns: stall after each config register write (debugfs)
+ * @read_ns: latency of every BAR0 read (debugfs)
+ * @write_ns: latency of every BAR0 write (debugfs)
+ * @burst_lock: protects the burst figures below
+ * @burst_start: time of the current burst's first access
+ * @burst_end: end of its last access
+ * @burst_n: its accesses
+ * @burst_r: its reads
+ * @bursts: bursts since the last reset, the current one included
+ * @burst_total: accesses in them
+ * @burst_max_n: accesses of the largest burst (by accesses)
+ * @burst_max_r: reads of that burst
+ * @burst_max_ns: duration of the longest burst
  * @ts: the Tensix counter model, one core per tile
  */
 struct ttcard {
@@ -202,6 +225,11 @@ struct ttcard {
 	atomic64_t bad_dead;
 	bool dead;
 	u32 cfg_delay_ns;
+	u32 read_ns;
+	u32 write_ns;
+	raw_spinlock_t burst_lock;	/* the burst figures */
+	u64 burst_start, burst_end;
+	u64 burst_n, burst_r, bursts, burst_total, burst_max_n, burst_max_r, burst_max_ns;
 	struct tensix_sim *ts;
 };
 
@@ -322,15 +350,61 @@ static void ttcard_access(struct ttcard *tc, unsigned int reg, unsigned int *rva
 	atomic64_inc(&tc->bad_stray);
 }
 
+/* Close the current burst into the maxima; burst_lock held */
+static void ttcard_burst_close(struct ttcard *tc)
+{
+	if (!tc->burst_n)
+		return;
+	if (tc->burst_n > tc->burst_max_n) {
+		tc->burst_max_n = tc->burst_n;
+		tc->burst_max_r = tc->burst_r;
+	}
+	tc->burst_max_ns = max(tc->burst_max_ns, tc->burst_end - tc->burst_start);
+}
+
+/* A BAR0 access from @start to now: part of the current burst or a new one */
+static void ttcard_burst_add(struct ttcard *tc, u64 start, bool read)
+{
+	u64 end = ktime_get_ns();
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&tc->burst_lock, flags);
+	if (!tc->burst_n || start - tc->burst_end > TTCARD_BURST_GAP_NS) {
+		ttcard_burst_close(tc);
+		tc->bursts++;
+		tc->burst_n = 0;
+		tc->burst_r = 0;
+		tc->burst_start = start;
+	}
+	tc->burst_n++;
+	tc->burst_r += read;
+	tc->burst_total++;
+	tc->burst_end = end;
+	raw_spin_unlock_irqrestore(&tc->burst_lock, flags);
+}
+
+/* A BAR0 access as the bus sees it: its latency, and its burst */
+static void ttcard_bus(struct ttcard *tc, unsigned int reg, unsigned int *rval,
+		       unsigned int wval)
+{
+	u64 start = ktime_get_ns();
+	u32 ns = rval ? READ_ONCE(tc->read_ns) : READ_ONCE(tc->write_ns);
+
+	ttcard_access(tc, reg, rval, wval);
+	if (ns)
+		ndelay(ns);
+	ttcard_burst_add(tc, start, rval);
+}
+
 static int ttcard_reg_read(void *model, unsigned int reg, unsigned int *val)
 {
-	ttcard_access(model, reg, val, 0);
+	ttcard_bus(model, reg, val, 0);
 	return 0;
 }
 
 static int ttcard_reg_write(void *model, unsigned int reg, unsigned int val)
 {
-	ttcard_access(model, reg, NULL, val);
+	ttcard_bus(model, reg, NULL, val);
 	return 0;
 }
 
@@ -361,6 +435,57 @@ static int ttcard_errors_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ttcard_errors);
+
+static int ttcard_bursts_show(struct seq_file *m, void *v)
+{
+	struct ttcard *tc = m->private;
+	unsigned long flags;
+	u64 b, a, n, r, ns;
+
+	raw_spin_lock_irqsave(&tc->burst_lock, flags);
+	ttcard_burst_close(tc);
+	b = tc->bursts;
+	a = tc->burst_total;
+	n = tc->burst_max_n;
+	r = tc->burst_max_r;
+	ns = tc->burst_max_ns;
+	raw_spin_unlock_irqrestore(&tc->burst_lock, flags);
+	seq_printf(m, "bursts %llu\naccesses %llu\nmax_accesses %llu\nmax_reads %llu\nmax_ns %llu\n",
+		   b, a, n, r, ns);
+	return 0;
+}
+
+static int ttcard_bursts_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, ttcard_bursts_show, inode->i_private);
+}
+
+/* Any write resets the burst figures */
+static ssize_t ttcard_bursts_write(struct file *file, const char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	struct ttcard *tc = ((struct seq_file *)file->private_data)->private;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&tc->burst_lock, flags);
+	tc->burst_n = 0;
+	tc->bursts = 0;
+	tc->burst_total = 0;
+	tc->burst_max_n = 0;
+	tc->burst_max_r = 0;
+	tc->burst_max_ns = 0;
+	raw_spin_unlock_irqrestore(&tc->burst_lock, flags);
+	return count;
+}
+
+static const struct file_operations ttcard_bursts_fops = {
+	.owner = THIS_MODULE,
+	.open = ttcard_bursts_open,
+	.read = seq_read,
+	.write = ttcard_bursts_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
 
 /*
  * debugfs "user_tlb": "<window> <x> <y> <reps>" plays a user space program
@@ -438,6 +563,9 @@ static void ttcard_debugfs_init(struct socpmu_sim_dev *sdev, struct dentry *dir)
 	debugfs_create_file("user_tlb", 0200, dir, tc, &ttcard_user_tlb_fops);
 	debugfs_create_bool("dead", 0600, dir, &tc->dead);
 	socpmu_sim_debugfs_delay(dir, "cfg_delay_ns", &tc->cfg_delay_ns);
+	socpmu_sim_debugfs_delay(dir, "read_ns", &tc->read_ns);
+	socpmu_sim_debugfs_delay(dir, "write_ns", &tc->write_ns);
+	debugfs_create_file("bursts", 0600, dir, tc, &ttcard_bursts_fops);
 }
 
 static void ttcard_cfg_init(void *data)
@@ -587,6 +715,7 @@ static void *ttcard_create(struct socpmu_sim_dev *sdev)
 	if (!tc)
 		return ERR_PTR(-ENOMEM);
 	raw_spin_lock_init(&tc->lock);
+	raw_spin_lock_init(&tc->burst_lock);
 	tc->a = a;
 	tc->translation = cfg->translation;
 	tc->phys_mask = phys;

@@ -1450,4 +1450,47 @@ TEST(harvest_param_tt_umd)
 	ASSERT_EQ(0, sp_mod_load(noc));
 }
 
+/*
+ * The model's bus latency (read_ns, write_ns; 0 by default) stalls every
+ * BAR0 access, and "bursts" sees one perf read of a tile as one burst of
+ * back-to-back accesses lasting at least their latencies
+ */
+TEST(bus_latency_knob)
+{
+	const char *why = card_tests_unavailable();
+	unsigned long long nb, na, nmax, nr, ns;
+	char name[SP_NAME_LEN], buf[256];
+	uint64_t r, w, val;
+	struct card c;
+	int fd, ret;
+
+	if (why)
+		SKIP(return, "%s", why);
+	snprintf(name, sizeof(name), "ttc_lat_%d", getpid());
+	ret = card_create(&c, name, true, 0);
+	ASSERT_EQ(0, ret) TH_LOG("%s", strerror(-ret));
+	ASSERT_LT(0, sp_debugfs_read(&c.d, "read_ns", buf, sizeof(buf)));
+	EXPECT_STREQ("0\n", buf);
+	ASSERT_EQ(0, sp_debugfs_printf(&c.d, "read_ns", "20000"));
+	ASSERT_EQ(0, sp_debugfs_printf(&c.d, "write_ns", "5000"));
+	fd = sp_open(&c.d, FPU_INSTR, sp_cfg1_unit(3), -1, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, sp_regs_reset(&c.d));
+	ASSERT_EQ(0, sp_debugfs_printf(&c.d, "bursts", "0"));
+	ASSERT_EQ((ssize_t)sizeof(val), read(fd, &val, sizeof(val)));
+	ASSERT_EQ(0, sp_regs(&c.d, &r, &w));
+	ASSERT_LT(0, sp_debugfs_read(&c.d, "bursts", buf, sizeof(buf)));
+	ASSERT_EQ(5, sscanf(buf, "bursts %llu accesses %llu max_accesses %llu max_reads %llu max_ns %llu",
+			    &nb, &na, &nmax, &nr, &ns));
+	close(fd);
+	EXPECT_LE(1, r);
+	EXPECT_EQ(r + w, na) TH_LOG("bursts count every BAR0 access");
+	EXPECT_EQ(1, nb) TH_LOG("one read of one tile, %llu bursts", nb);
+	EXPECT_EQ(na, nmax);
+	EXPECT_EQ(r, nr);
+	EXPECT_LE(20000 * r + 5000 * w, ns) TH_LOG("%llu ns for %llu reads, %llu writes", ns,
+						   (unsigned long long)r, (unsigned long long)w);
+	EXPECT_EQ(0, sp_dev_delete(&c.d));
+}
+
 TEST_HARNESS_MAIN
