@@ -1045,9 +1045,30 @@ EXPORT_SYMBOL_GPL(socpmu_sysfs_show_string);
 
 static void socpmu_release(struct socpmu_life *life);
 
+static void socpmu_reap_locked(void);
+
+/*
+ * Is @name a registered socpmu PMU's? A removed one that perf has let go of
+ * is freed first; one still waiting for its events keeps its name.
+ */
+static bool socpmu_name_taken(const char *name)
+{
+	struct socpmu_life *life;
+	bool taken = false;
+
+	mutex_lock(&socpmu_list_lock);
+	socpmu_reap_locked();
+	list_for_each_entry(life, &socpmu_list, node)
+		taken |= !strcmp(life->pmu->name, name);
+	mutex_unlock(&socpmu_list_lock);
+	return taken;
+}
+
 /**
  * socpmu_register() - register a PMU instance named <prefix>_<n>
- * @sp: PMU state from socpmu_alloc(), with poll_ns set by the driver
+ * @sp: PMU state from socpmu_alloc(), with poll_ns set by the driver, and
+ *	optionally its name (kept instead of <prefix>_<n>; -EBUSY while a PMU
+ *	of that name is registered) and sysfs parent
  * @dev: the device providing the hardware
  * @ops: driver callbacks
  * @ida: the driver's IDA for instance numbers
@@ -1073,11 +1094,17 @@ int socpmu_register(struct socpmu *sp, struct device *dev,
 		return -EINVAL;
 	}
 
+	if (sp->name[0] && socpmu_name_taken(sp->name)) {
+		dev_err(dev, "%s: a PMU of that name is still registered (events of a previous instance open?)\n",
+			sp->name);
+		return -EBUSY;
+	}
 	sp->id = ida_alloc(ida, GFP_KERNEL);
 	if (sp->id < 0)
 		return sp->id;
 	sp->ida = ida;
-	snprintf(sp->name, sizeof(sp->name), "%s_%d", prefix, sp->id);
+	if (!sp->name[0])
+		snprintf(sp->name, sizeof(sp->name), "%s_%d", prefix, sp->id);
 	sp->dev = dev;
 	sp->ops = ops;
 	raw_spin_lock_init(&sp->lock);
@@ -1092,6 +1119,7 @@ int socpmu_register(struct socpmu *sp, struct device *dev,
 	sp->pmu = (struct pmu) {
 		.module		= dev->driver ? dev->driver->owner : THIS_MODULE,
 		.attr_groups	= groups,
+		.parent		= sp->parent,
 		.task_ctx_nr	= perf_invalid_context,
 		.event_init	= socpmu_event_init,
 		.add		= socpmu_add,
@@ -1244,19 +1272,27 @@ static bool socpmu_safe_to_free(struct socpmu_life *life)
 	return atomic_read(&socpmu_changes_begun) == ended && refs == sum;
 }
 
-/* Free the zombies that perf has let go of; again later while some are left */
-static void socpmu_reaper_fn(struct work_struct *work)
+/* Free the zombies that perf has let go of; socpmu_list_lock held */
+static void socpmu_reap_locked(void)
 {
 	struct socpmu_life *life, *tmp;
-	bool left;
 
-	mutex_lock(&socpmu_list_lock);
+	lockdep_assert_held(&socpmu_list_lock);
 	list_for_each_entry_safe(life, tmp, &socpmu_zombies, zombie) {
 		if (socpmu_in_use(life) || !socpmu_safe_to_free(life))
 			continue;
 		list_del(&life->zombie);
 		socpmu_life_free(life);
 	}
+}
+
+/* Free the zombies that perf has let go of; again later while some are left */
+static void socpmu_reaper_fn(struct work_struct *work)
+{
+	bool left;
+
+	mutex_lock(&socpmu_list_lock);
+	socpmu_reap_locked();
 	left = !list_empty(&socpmu_zombies);
 	mutex_unlock(&socpmu_list_lock);
 	if (left)

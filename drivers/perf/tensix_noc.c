@@ -15,6 +15,14 @@
  * reads back all ones too fails with -EIO (tt_noc_answers()), so that
  * tensix_pmu freezes its counts instead of taking it for a counter value.
  *
+ * Coordinates and harvesting are those of tt-umd (see include/socpmu/tt_noc.h):
+ * on a Blackhole whose NOC translates (read from the PCIe NIU at probe) the
+ * window is programmed with a tile's translated coordinates, else with its
+ * NOC0 ones; users name tiles by NOC0 coordinates ("tiles" in sysfs shows
+ * both). Harvesting masks are kept in tt-umd's convention (bit i: the i-th
+ * Tensix row or column in NOC0 order); a provider's mask, read from the
+ * firmware, is in the physical layout and converted.
+ *
  * The card comes in one of two ways, both ending in tt_noc_bridge_probe():
  *  - an auxiliary device "<provider>.tensix_noc" (struct tt_noc_card): tt-kmd
  *    with tools/tt-kmd/patches exports one per chip, and so does the
@@ -36,6 +44,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/string_choices.h>
 #include <linux/units.h>
 
 #include <socpmu/tensix_regs.h>
@@ -45,7 +54,13 @@ static unsigned int harvest[8];
 static int nr_harvest;
 module_param_array(harvest, uint, &nr_harvest, 0444);
 MODULE_PARM_DESC(harvest,
-		 "Harvesting mask of each card, in probe order, for providers that do not know it");
+		 "Harvesting mask of each card, in probe order, for providers that do not know it, as tt-umd and tt-smi show it (bit i: i-th Tensix row/column in NOC0 order)");
+
+static unsigned int harvest_phys[8];
+static int nr_harvest_phys;
+module_param_array(harvest_phys, uint, &nr_harvest_phys, 0444);
+MODULE_PARM_DESC(harvest_phys,
+		 "As harvest=, in the firmware's physical layout (bit i: HARVESTING_NOC_LOCATIONS[i]); not with harvest=");
 
 static bool pci;
 module_param(pci, bool, 0444);
@@ -118,7 +133,7 @@ static const struct tt_noc_arch_info tt_noc_archs[TT_NOC_NR_ARCHS] = {
 
 struct tt_noc_bridge;
 
-/* One tile: the context of its regmap */
+/* One tile: the context of its regmap; (x, y) as the window addresses it */
 struct tt_noc_tile {
 	struct tt_noc_bridge *br;
 	u8 x, y;
@@ -256,15 +271,84 @@ static int tt_noc_tile_write(void *context, unsigned int reg, unsigned int val)
 	return ret;
 }
 
-static bool tt_noc_harvested(const struct tt_noc_arch_info *info, u32 mask,
-			     unsigned int x, unsigned int y)
+/**
+ * tt_noc_shuffle() - a physical harvesting mask in tt-umd's convention
+ * @info: the chip
+ * @phys: bit i: row or column @info->hv[i] (the firmware's layout)
+ *
+ * What tt-umd's shuffle_tensix_harvesting_mask() computes.
+ *
+ * Return: the mask with bit j for the j-th Tensix row (Wormhole) or column
+ * (Blackhole) in NOC0 order.
+ */
+static u32 tt_noc_shuffle(const struct tt_noc_arch_info *info, u32 phys)
+{
+	const u8 *loc = info->harvest_rows ? info->ty : info->tx;
+	unsigned int n = info->harvest_rows ? info->ny : info->nx, i, j;
+	u32 mask = 0;
+
+	for (i = 0; i < info->nhv; i++)
+		for (j = 0; j < n; j++)
+			if ((phys & BIT(i)) && loc[j] == info->hv[i])
+				mask |= BIT(j);
+	return mask;
+}
+
+/* Position of NOC0 row or column @noc in the firmware's harvesting list */
+static unsigned int tt_noc_die_index(const struct tt_noc_arch_info *info, unsigned int noc)
 {
 	unsigned int i;
 
-	for (i = 0; i < info->nhv; i++)
-		if ((mask & BIT(i)) && info->hv[i] == (info->harvest_rows ? y : x))
-			return true;
-	return false;
+	for (i = 0; i < info->nhv && info->hv[i] != noc; i++)
+		;
+	return i;
+}
+
+/**
+ * tt_noc_translate_x() - translated x of a Blackhole Tensix column
+ * @info: the chip (Blackhole)
+ * @mask: harvesting mask, tt-umd's convention
+ * @ix: the column's index in NOC0 order
+ *
+ * The k-th unharvested column is at the k-th Tensix x; harvested columns
+ * take the top x values, the one first in the firmware's harvesting list
+ * highest (tt-umd's fill_tensix_noc0_translated_mapping()).
+ *
+ * Return: the translated x.
+ */
+static unsigned int tt_noc_translate_x(const struct tt_noc_arch_info *info, u32 mask,
+				       unsigned int ix)
+{
+	unsigned int i, k = 0, die = tt_noc_die_index(info, info->tx[ix]);
+
+	if (!(mask & BIT(ix)))
+		return info->tx[hweight32(~mask & (BIT(ix) - 1))];
+	for (i = 0; i < info->nx; i++)
+		if ((mask & BIT(i)) && tt_noc_die_index(info, info->tx[i]) < die)
+			k++;
+	return info->tx[info->nx - 1 - k];
+}
+
+/*
+ * Does the NOC translate host requests? Blackhole: the PCIe NIU says
+ * (tt-umd reads the same bit). Wormhole's host side uses NOC0.
+ */
+static int tt_noc_translation(struct device *dev, struct regmap *bar0, u32 arch,
+			      bool *on)
+{
+	unsigned int cfg;
+	int ret;
+
+	*on = false;
+	if (arch != TT_NOC_BLACKHOLE)
+		return 0;
+	ret = regmap_read(bar0, TT_BH_NIU_CFG_0, &cfg);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot read the NIU config (NOC translation)\n");
+	if (cfg == U32_MAX)
+		return dev_err_probe(dev, -EIO, "card does not answer\n");
+	*on = cfg & BIT(TT_NOC_NIU_CFG_0_TRANSLATE);
+	return 0;
 }
 
 static void tt_noc_tiles_release(struct device *dev)
@@ -274,6 +358,8 @@ static void tt_noc_tiles_release(struct device *dev)
 	kfree(out->map);
 	kfree(out->x);
 	kfree(out->y);
+	kfree(out->ax);
+	kfree(out->ay);
 	kfree(out);
 }
 
@@ -287,12 +373,11 @@ static struct tensix_tiles *tt_noc_tiles_alloc(unsigned int max)
 	out->map = kcalloc(max, sizeof(*out->map), GFP_KERNEL);
 	out->x = kcalloc(max, 1, GFP_KERNEL);
 	out->y = kcalloc(max, 1, GFP_KERNEL);
-	if (out->map && out->x && out->y)
+	out->ax = kcalloc(max, 1, GFP_KERNEL);
+	out->ay = kcalloc(max, 1, GFP_KERNEL);
+	if (out->map && out->x && out->y && out->ax && out->ay)
 		return out;
-	kfree(out->map);
-	kfree(out->x);
-	kfree(out->y);
-	kfree(out);
+	tt_noc_tiles_release(&out->adev.dev);
 	return NULL;
 }
 
@@ -310,26 +395,30 @@ static void tt_noc_tiles_del(void *data)
 /**
  * tt_noc_bridge_probe() - set up the bridge of one card
  * @dev: the device the bridge's resources belong to (device-managed)
+ * @card: the card's (PCI) device
  * @bar0: BAR0 register access, usable in atomic context
  * @arch: enum tt_noc_arch
  * @tlb: the window reserved for the bridge
- * @hmask: harvesting mask
+ * @hmask: harvesting mask, tt-umd's convention (tt_noc_shuffle())
  * @clock_hz: Tensix clock
  *
  * Enumerates the Tensix tiles that harvesting left, one regmap each (in NOC
- * order: by row, then column), and registers the "tensix_noc.tiles"
- * auxiliary device for tensix_pmu.
+ * order: by row, then column), each addressed in translated coordinates if
+ * the NOC translates, and registers the "tensix_noc.tiles" auxiliary device
+ * for tensix_pmu.
  *
  * Return: 0 or a negative errno.
  */
-static int tt_noc_bridge_probe(struct device *dev, struct regmap *bar0, u32 arch,
-			       u32 tlb, u32 hmask, u64 clock_hz)
+static int tt_noc_bridge_probe(struct device *dev, struct device *card,
+			       struct regmap *bar0, u32 arch, u32 tlb, u32 hmask,
+			       u64 clock_hz)
 {
 	const struct tt_noc_arch_info *info;
 	struct tt_noc_bridge *br;
 	struct auxiliary_device *adev;
 	struct tensix_tiles *out;
 	unsigned int ix, iy, n = 0;
+	bool translated;
 	int ret;
 
 	if (arch >= TT_NOC_NR_ARCHS)
@@ -346,6 +435,9 @@ static int tt_noc_bridge_probe(struct device *dev, struct regmap *bar0, u32 arch
 		return dev_err_probe(dev, -EINVAL, "bad harvesting mask 0x%x\n", hmask);
 	if (!clock_hz)
 		return dev_err_probe(dev, -EINVAL, "no Tensix clock\n");
+	ret = tt_noc_translation(dev, bar0, arch, &translated);
+	if (ret)
+		return ret;
 
 	br = devm_kzalloc(dev, sizeof(*br), GFP_KERNEL);
 	if (!br)
@@ -399,24 +491,28 @@ static int tt_noc_bridge_probe(struct device *dev, struct regmap *bar0, u32 arch
 			};
 			struct regmap *map;
 
-			if (tt_noc_harvested(info, hmask, info->tx[ix], info->ty[iy]))
+			if (hmask & BIT(info->harvest_rows ? iy : ix))
 				continue;
 			t->br = br;
-			t->x = info->tx[ix];
+			t->x = translated ? tt_noc_translate_x(info, hmask, ix) : info->tx[ix];
 			t->y = info->ty[iy];
-			snprintf(name, sizeof(name), "tile-%u-%u", t->x, t->y);
+			snprintf(name, sizeof(name), "tile-%u-%u", info->tx[ix], info->ty[iy]);
 			map = devm_regmap_init(dev, NULL, t, &cfg);
 			if (IS_ERR(map))
 				return PTR_ERR(map);
 			out->map[n] = map;
-			out->x[n] = t->x;
-			out->y[n] = t->y;
+			out->x[n] = info->tx[ix];
+			out->y[n] = info->ty[iy];
+			out->ax[n] = t->x;
+			out->ay[n] = t->y;
 			n++;
 		}
 	}
 
 	out->arch = arch;
 	out->clock_hz = clock_hz;
+	out->card = card;
+	out->translated = translated;
 	out->nr = n;
 	br->out = out;
 	ret = auxiliary_device_add(adev);
@@ -425,35 +521,47 @@ static int tt_noc_bridge_probe(struct device *dev, struct regmap *bar0, u32 arch
 	ret = devm_add_action_or_reset(dev, tt_noc_tiles_del, adev);
 	if (ret)
 		return ret;
-	dev_info(dev, "%s: %u Tensix tiles (harvesting 0x%x), window %u\n",
-		 info->name, n, hmask, tlb);
+	dev_info(dev, "%s: %u Tensix tiles (harvesting 0x%x, tt-umd's convention), NOC translation %s, window %u\n",
+		 info->name, n, hmask, str_on_off(translated), tlb);
 	return 0;
 }
 
 /*
- * The harvesting mask a provider did not know: the harvest= parameter, one
- * mask per chip in the order the chips are first probed. A chip probed
- * again (unbound and bound, its provider reloaded) keeps its mask: a count
- * of probes would hand it the next chip's, or none.
+ * The harvesting mask a provider did not know: the harvest= parameter
+ * (tt-umd's convention) or harvest_phys= (the firmware's), one mask per chip
+ * in the order the chips are first probed. A chip probed again (unbound and
+ * bound, its provider reloaded) keeps its mask: a count of probes would hand
+ * it the next chip's, or none. Returns the mask in tt-umd's convention.
  */
-static int tt_noc_param_harvest(struct device *dev, u32 *mask)
+static int tt_noc_param_harvest(struct device *dev, u32 arch, u32 *mask)
 {
 	static char owner[ARRAY_SIZE(harvest)][48];
 	static DEFINE_MUTEX(lock);
-	int i;
+	int i, nr = nr_harvest_phys ? nr_harvest_phys : nr_harvest;
 
+	if (arch >= TT_NOC_NR_ARCHS)
+		return dev_err_probe(dev, -EINVAL, "unknown chip %u\n", arch);
+	if (nr_harvest && nr_harvest_phys)
+		return dev_err_probe(dev, -EINVAL, "harvest= and harvest_phys= are exclusive\n");
 	mutex_lock(&lock);
 	/* masks are taken in order: the chip's own, or the first free one */
-	for (i = 0; i < nr_harvest; i++)
+	for (i = 0; i < nr; i++)
 		if (!owner[i][0] || !strcmp(owner[i], dev_name(dev)))
 			break;
-	if (i < nr_harvest && !owner[i][0])
+	if (i < nr && !owner[i][0])
 		strscpy(owner[i], dev_name(dev));
 	mutex_unlock(&lock);
-	if (i >= nr_harvest)
+	if (i >= nr)
 		return dev_err_probe(dev, -ENODEV,
 				     "harvesting unknown: load tensix_noc with harvest=<mask>,...\n");
-	*mask = harvest[i];
+	if (nr_harvest_phys) {
+		if (harvest_phys[i] >= BIT(tt_noc_archs[arch].nhv))
+			return dev_err_probe(dev, -EINVAL, "bad harvest_phys 0x%x\n",
+					     harvest_phys[i]);
+		*mask = tt_noc_shuffle(&tt_noc_archs[arch], harvest_phys[i]);
+	} else {
+		*mask = harvest[i];
+	}
 	return 0;
 }
 
@@ -463,16 +571,24 @@ static int tt_noc_aux_probe(struct auxiliary_device *adev,
 			    const struct auxiliary_device_id *id)
 {
 	struct tt_noc_card *card = container_of(adev, struct tt_noc_card, adev);
-	u32 mask = card->harvest;
+	u32 mask;
 	int ret;
 
+	if (card->arch >= TT_NOC_NR_ARCHS)
+		return dev_err_probe(&adev->dev, -EINVAL, "unknown chip %u\n", card->arch);
 	if (!card->harvest_known) {
-		ret = tt_noc_param_harvest(&adev->dev, &mask);
+		ret = tt_noc_param_harvest(&adev->dev, card->arch, &mask);
 		if (ret)
 			return ret;
+	} else {
+		/* the firmware's layout */
+		if (card->harvest >= BIT(tt_noc_archs[card->arch].nhv))
+			return dev_err_probe(&adev->dev, -EINVAL, "bad harvesting mask 0x%x\n",
+					     card->harvest);
+		mask = tt_noc_shuffle(&tt_noc_archs[card->arch], card->harvest);
 	}
-	return tt_noc_bridge_probe(&adev->dev, card->bar0, card->arch, card->tlb, mask,
-				   card->clock_hz);
+	return tt_noc_bridge_probe(&adev->dev, adev->dev.parent, card->bar0, card->arch,
+				   card->tlb, mask, card->clock_hz);
 }
 
 static const struct auxiliary_device_id tt_noc_aux_ids[] = {
@@ -490,10 +606,14 @@ static struct auxiliary_driver tt_noc_aux_driver = {
 
 /* (b) the PCI device itself, when tt-kmd does not own it */
 
-/* BAR0 of a directly bound card: the window and the TLB config registers */
+/*
+ * BAR0 of a directly bound card: the window, the TLB config registers and
+ * (Blackhole) the NIU config register
+ */
 struct tt_noc_pci_bar0 {
 	void __iomem *win;
 	void __iomem *tlb_regs;
+	void __iomem *niu_cfg;
 	unsigned int win_base;
 };
 
@@ -503,6 +623,8 @@ static void __iomem *tt_noc_pci_addr(struct tt_noc_pci_bar0 *b, unsigned int reg
 		return b->win + (reg - b->win_base);
 	if (reg - TT_NOC_TLB_CFG_BASE < TT_NOC_TLB_CFG_SPAN)
 		return b->tlb_regs + (reg - TT_NOC_TLB_CFG_BASE);
+	if (reg == TT_BH_NIU_CFG_0 && b->niu_cfg)
+		return b->niu_cfg;
 	return NULL;
 }
 
@@ -551,7 +673,7 @@ static int tt_noc_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 		return ret;
 	if (pci_resource_len(pdev, 0) < TT_NOC_BAR0_SIZE)
 		return dev_err_probe(dev, -ENODEV, "BAR0 too small\n");
-	ret = tt_noc_param_harvest(dev, &mask);
+	ret = tt_noc_param_harvest(dev, id->driver_data, &mask);
 	if (ret)
 		return ret;
 	b = devm_kzalloc(dev, sizeof(*b), GFP_KERNEL);
@@ -563,10 +685,15 @@ static int tt_noc_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	b->tlb_regs = pcim_iomap_range(pdev, 0, TT_NOC_TLB_CFG_BASE, TT_NOC_TLB_CFG_SPAN);
 	if (IS_ERR(b->win) || IS_ERR(b->tlb_regs))
 		return dev_err_probe(dev, -ENOMEM, "cannot map BAR0\n");
+	if (id->driver_data == TT_NOC_BLACKHOLE) {
+		b->niu_cfg = pcim_iomap_range(pdev, 0, TT_BH_NIU_CFG_0, 4);
+		if (IS_ERR(b->niu_cfg))
+			return dev_err_probe(dev, -ENOMEM, "cannot map BAR0\n");
+	}
 	bar0 = devm_regmap_init(dev, NULL, b, &cfg);
 	if (IS_ERR(bar0))
 		return PTR_ERR(bar0);
-	return tt_noc_bridge_probe(dev, bar0, id->driver_data, info->tlb, mask,
+	return tt_noc_bridge_probe(dev, dev, bar0, id->driver_data, info->tlb, mask,
 				   (u64)pci_clock_mhz * HZ_PER_MHZ);
 }
 

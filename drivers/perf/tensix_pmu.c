@@ -30,6 +30,7 @@
 
 #include <linux/auxiliary_bus.h>
 #include <linux/bitfield.h>
+#include <linux/ctype.h>
 #include <linux/idr.h>
 #include <linux/mod_devicetable.h>
 #include <linux/module.h>
@@ -95,13 +96,16 @@ struct tensix_bank_state {
  * struct tensix_unit - where a core's register block is
  * @map: the regmap
  * @base: address of the block in @map
- * @x: NOC x of the tile (bridge devices only)
- * @y: NOC y of the tile
+ * @x: NOC0 x of the tile (bridge devices only)
+ * @y: NOC0 y of the tile
+ * @ax: x the bridge addresses the tile by (translated when the NOC translates)
+ * @ay: y the bridge addresses the tile by
  */
 struct tensix_unit {
 	struct regmap *map;
 	unsigned int base;
 	u8 x, y;
+	u8 ax, ay;
 };
 
 /**
@@ -692,7 +696,11 @@ static ssize_t num_cores_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(num_cores);
 
-/* NOC devices: "<unit> <x>,<y>" per line, the unit being config1's core */
+/*
+ * NOC devices: "<unit> <x>,<y> <ax>,<ay>" per line, the unit being config1's
+ * core, (x, y) the tile's NOC0 coordinates and (ax, ay) those the bridge
+ * addresses it by (translated ones when the NOC translates)
+ */
 static ssize_t tiles_show(struct device *dev, struct device_attribute *attr,
 			  char *buf)
 {
@@ -701,8 +709,8 @@ static ssize_t tiles_show(struct device *dev, struct device_attribute *attr,
 	int len = 0;
 
 	for (i = 0; i < tp->nr_cores; i++)
-		len += sysfs_emit_at(buf, len, "%u %u,%u\n", i, tp->units[i].x,
-				     tp->units[i].y);
+		len += sysfs_emit_at(buf, len, "%u %u,%u %u,%u\n", i, tp->units[i].x,
+				     tp->units[i].y, tp->units[i].ax, tp->units[i].ay);
 	return len;
 }
 static DEVICE_ATTR_RO(tiles);
@@ -841,6 +849,22 @@ static struct platform_driver tensix_pmu_driver = {
 	.remove = socpmu_platform_remove,
 };
 
+/*
+ * A card's PMU is named after the card's device and sits under it in sysfs:
+ * "tensix_" and the PCI address, ':' and '.' made '_' (tensix_0000_03_00_0),
+ * the same across card resets and rebinding of any of the drivers.
+ */
+static void tensix_card_name(struct tensix_pmu *tp, struct device *card)
+{
+	char *c;
+
+	snprintf(tp->sp.name, sizeof(tp->sp.name), "tensix_%s", dev_name(card));
+	for (c = tp->sp.name; *c; c++)
+		if (!isalnum(*c))
+			*c = '_';
+	tp->sp.parent = card;
+}
+
 /* The Tensix NOC bridge (tensix_noc.ko): the tiles of one chip of a card */
 static int tensix_noc_probe(struct auxiliary_device *adev,
 			    const struct auxiliary_device_id *id)
@@ -861,7 +885,11 @@ static int tensix_noc_probe(struct auxiliary_device *adev,
 		tp->units[i].map = tiles->map[i];
 		tp->units[i].x = tiles->x[i];
 		tp->units[i].y = tiles->y[i];
+		tp->units[i].ax = tiles->ax[i];
+		tp->units[i].ay = tiles->ay[i];
 	}
+	if (tiles->card)
+		tensix_card_name(tp, tiles->card);
 	return tensix_pmu_add(tp, &adev->dev, tiles->clock_hz);
 }
 

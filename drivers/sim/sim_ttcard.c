@@ -14,16 +14,32 @@
  * Behind the NOC: the Tensix tiles of the chip's grid (Wormhole 8 x 10 of a
  * 10 x 12 grid, Blackhole 14 x 10 of 17 x 12), each with the Tensix counter
  * model of sim_tensix.c at 0xFFB12000. Tiles removed by the harvesting mask
- * do not answer (reads return all ones) and every access to one is counted
- * in debugfs "errors", as is any access the model does not have ("stray":
- * other tiles, other addresses, multicast reads).
+ * do not answer (reads return all ones: on a real card such an access can
+ * hang the NOC) and every access to one is counted in debugfs "errors", as
+ * is any access the model does not have ("stray": other tiles, other
+ * addresses, multicast reads).
+ *
+ * Coordinates, NOC translation and harvesting follow tt-umd (3ed9cb6), with
+ * tables and code of the model's own, not the bridge's: the Tensix
+ * locations and harvesting lists of device/api/umd/device/arch/
+ * {wormhole,blackhole}_implementation.hpp, the translated coordinates of
+ * device/coordinates/{wormhole,blackhole}_coordinate_manager.cpp. With
+ * "translation=1" (the default, as shipping cards run) the card's NOC
+ * routes host requests by translated coordinates: on Blackhole a Tensix
+ * column's NOC0 x no longer reaches it, on Wormhole the translated range
+ * (from 18) is added to NOC0. Blackhole's PCIe NIU config register
+ * (BAR0 0x1FD04100) reads bit 14 set when translation is on.
+ * "harvest=" is the mask as tt-umd and tt-smi report it (bit i: the i-th
+ * Tensix row or column in NOC0 order); "harvest_phys=" the firmware's
+ * layout (bit i: the i-th entry of HARVESTING_NOC_LOCATIONS), which is what
+ * the card hands the bridge, as firmware reports it.
  *
  * The card is handed to the Tensix NOC bridge the way tt-kmd with
  * tools/tt-kmd/patches hands over a real one: an auxiliary device
  * "socpmu_sim.tensix_noc" (struct tt_noc_card) with BAR0 as a regmap, the
  * reserved window, the harvesting mask and the clock.
  *
- * debugfs: "tiles" (model core, NOC x,y, harvested), inject/advance/workload
+ * debugfs: "tiles" (model core, NOC0 x,y, translated x,y, harvested), inject/advance/workload
  * of the counter model (cores numbered as in "tiles"), "errors",
  * "user_tlb", which plays a user space program using its own windows, and
  * "cfg_delay_ns", which makes every write of a TLB config register stall
@@ -31,6 +47,15 @@
  * between programming a window and using it grows, and a user of the
  * window that does not keep the two atomic is caught within a few
  * hundred accesses instead of a few hundred thousand.
+ *
+ * debugfs "read_ns" and "write_ns" give every BAR0 read and write a
+ * latency (0 by default): the accessor stalls that long, as a CPU does on a
+ * non-posted PCIe read and (less) on a posted write. "bursts" measures what
+ * a bridge costs the bus per perf callback: accesses closer together than
+ * TTCARD_BURST_GAP_NS form a burst (a callback's accesses, made back to back
+ * with interrupts off); it shows the number of bursts and accesses, the
+ * largest burst's accesses and reads, and the longest burst's duration;
+ * writing resets it.
  *
  * debugfs "dead" (0 or 1, read as N or Y) plays a card that is reset
  * (tt-smi reset) or fell off the bus: while it is set, every BAR0 read
@@ -45,6 +70,7 @@
 #include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/err.h>
+#include <linux/ktime.h>
 #include <linux/fs.h>
 #include <linux/regmap.h>
 #include <linux/seq_file.h>
@@ -70,13 +96,29 @@ struct ttcard_kind {
 	unsigned int x_end;	/* bit of x_end in the config register */
 };
 
+/*
+ * Tensix tiles and harvesting, from tt-umd 3ed9cb6 (T6_X_LOCATIONS,
+ * T6_Y_LOCATIONS, HARVESTING_NOC_LOCATIONS of wormhole_implementation.hpp
+ * and blackhole_implementation.hpp; tensix_translated_coordinate_start_x/y
+ * of Wormhole)
+ */
+static const u8 ttcard_wh_t6_x[] = { 1, 2, 3, 4, 6, 7, 8, 9 };
+static const u8 ttcard_wh_t6_y[] = { 1, 2, 3, 4, 5, 7, 8, 9, 10, 11 };
+static const u8 ttcard_wh_harvest_loc[] = { 11, 1, 10, 2, 9, 3, 8, 4, 7, 5 };
+static const u8 ttcard_bh_t6_x[] = { 1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14, 15, 16 };
+static const u8 ttcard_bh_t6_y[] = { 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
+static const u8 ttcard_bh_harvest_loc[] = { 1, 16, 2, 15, 3, 14, 4, 13, 5, 12, 6, 11, 7, 10 };
+#define TTCARD_WH_TRANSLATED_START	18
+#define TTCARD_BH_NIU_CFG_0		0x1fd04100
+#define TTCARD_NIU_TRANSLATE		BIT(14)
+#define TTCARD_COORDS			64	/* 6-bit NOC coordinates */
+#define TTCARD_BURST_GAP_NS		(200 * NSEC_PER_USEC)
+
 struct ttcard_arch {
-	unsigned int grid_x, grid_y;
-	u8 tx[14], ty[10];
+	const u8 *t6_x, *t6_y;
 	unsigned int nx, ny;
 	bool harvest_rows;
-	u8 hv[14];
-	unsigned int nhv;
+	const u8 *harvest_loc;
 	unsigned int cfg_size;
 	unsigned int nwin;
 	unsigned int noc_bits;	/* width of the NOC select, before mcast */
@@ -87,11 +129,10 @@ struct ttcard_arch {
 
 static const struct ttcard_arch ttcard_arch_info[] = {
 	{	/* Wormhole: address prefix in the bits below x_end (36 - shift) */
-		.grid_x = TT_WH_GRID_X, .grid_y = TT_WH_GRID_Y,
-		.tx = TT_WH_TENSIX_X, .nx = 8,
-		.ty = TT_WH_TENSIX_Y, .ny = 10,
+		.t6_x = ttcard_wh_t6_x, .nx = ARRAY_SIZE(ttcard_wh_t6_x),
+		.t6_y = ttcard_wh_t6_y, .ny = ARRAY_SIZE(ttcard_wh_t6_y),
 		.harvest_rows = true,
-		.hv = TT_WH_HARVEST_ROWS, .nhv = 10,
+		.harvest_loc = ttcard_wh_harvest_loc,
 		.cfg_size = TT_WH_TLB_CFG_SIZE,
 		.nwin = TT_WH_TLB_COUNT,
 		.noc_bits = 1,
@@ -105,11 +146,10 @@ static const struct ttcard_arch ttcard_arch_info[] = {
 		.reserved = { TT_WH_KMD_TLB, TT_WH_BRIDGE_TLB },
 	},
 	{	/* Blackhole: 43-bit address prefix, then x_end */
-		.grid_x = TT_BH_GRID_X, .grid_y = TT_BH_GRID_Y,
-		.tx = TT_BH_TENSIX_X, .nx = 14,
-		.ty = TT_BH_TENSIX_Y, .ny = 10,
+		.t6_x = ttcard_bh_t6_x, .nx = ARRAY_SIZE(ttcard_bh_t6_x),
+		.t6_y = ttcard_bh_t6_y, .ny = ARRAY_SIZE(ttcard_bh_t6_y),
 		.harvest_rows = false,
-		.hv = TT_BH_HARVEST_COLS, .nhv = 14,
+		.harvest_loc = ttcard_bh_harvest_loc,
 		.cfg_size = TT_BH_TLB_CFG_SIZE,
 		.nwin = TT_BH_TLB_2M_COUNT,
 		.noc_bits = 2,
@@ -121,9 +161,15 @@ static const struct ttcard_arch ttcard_arch_info[] = {
 
 #define TTCARD_MAX_WINDOWS	TT_BH_TLB_2M_COUNT
 
+#define TTCARD_MAX_TILES	(14 * 10)
+
+/* harvest is tt-umd's convention, harvest_phys the firmware's; one is set */
 struct ttcard_cfg {
 	unsigned int arch;
 	unsigned int harvest;
+	unsigned int harvest_phys;
+	bool phys;
+	unsigned int translation;
 	unsigned int harvest_known;
 	unsigned int clock_mhz;
 };
@@ -134,15 +180,31 @@ struct ttcard_cfg {
  * @a: the chip
  * @tlb: config register words of every window
  * @ntiles: Tensix tiles of the grid, harvested ones included
- * @tx: NOC x of each tile (model core)
- * @ty: NOC y of each tile
+ * @tx: NOC0 x of each tile (model core)
+ * @ty: NOC0 y of each tile
+ * @xt: translated x of each tile (NOC0 x when the NOC does not translate)
+ * @yt: translated y of each tile
  * @harvested: the tile is harvested
- * @tile_at: model core at NOC (x, y), or -1
+ * @translation: the NOC translates host requests
+ * @phys_mask: harvesting mask in the firmware's layout (handed to the bridge)
+ * @tile_at: model core a host request to (x, y) reaches, or -1
  * @bad_harvested: accesses to harvested tiles
  * @bad_stray: accesses the model does not have
  * @bad_dead: BAR0 accesses while @dead
  * @dead: the card does not answer: reads return all ones, writes are lost
  * @cfg_delay_ns: stall after each config register write (debugfs)
+ * @read_ns: latency of every BAR0 read (debugfs)
+ * @write_ns: latency of every BAR0 write (debugfs)
+ * @burst_lock: protects the burst figures below
+ * @burst_start: time of the current burst's first access
+ * @burst_end: end of its last access
+ * @burst_n: its accesses
+ * @burst_r: its reads
+ * @bursts: bursts since the last reset, the current one included
+ * @burst_total: accesses in them
+ * @burst_max_n: accesses of the largest burst (by accesses)
+ * @burst_max_r: reads of that burst
+ * @burst_max_ns: duration of the longest burst
  * @ts: the Tensix counter model, one core per tile
  */
 struct ttcard {
@@ -150,15 +212,24 @@ struct ttcard {
 	const struct ttcard_arch *a;
 	u32 tlb[TTCARD_MAX_WINDOWS][3];
 	unsigned int ntiles;
-	u8 tx[TT_NOC_MAX_TILES];
-	u8 ty[TT_NOC_MAX_TILES];
-	bool harvested[TT_NOC_MAX_TILES];
-	s16 tile_at[TT_BH_GRID_X][TT_BH_GRID_Y];
+	u8 tx[TTCARD_MAX_TILES];
+	u8 ty[TTCARD_MAX_TILES];
+	u8 xt[TTCARD_MAX_TILES];
+	u8 yt[TTCARD_MAX_TILES];
+	bool harvested[TTCARD_MAX_TILES];
+	bool translation;
+	u32 phys_mask;
+	s16 tile_at[TTCARD_COORDS][TTCARD_COORDS];
 	atomic64_t bad_harvested;
 	atomic64_t bad_stray;
 	atomic64_t bad_dead;
 	bool dead;
 	u32 cfg_delay_ns;
+	u32 read_ns;
+	u32 write_ns;
+	raw_spinlock_t burst_lock;	/* the burst figures */
+	u64 burst_start, burst_end;
+	u64 burst_n, burst_r, bursts, burst_total, burst_max_n, burst_max_r, burst_max_ns;
 	struct tensix_sim *ts;
 };
 
@@ -217,7 +288,7 @@ static void ttcard_noc(struct ttcard *tc, const struct ttcard_kind *kind,
 	/* x_start, y_start, the NOC select, then mcast */
 	mcast = ttcard_bits(w, xe + 4 * TT_NOC_COORD_BITS + tc->a->noc_bits, 1);
 
-	t = x < tc->a->grid_x && y < tc->a->grid_y ? tc->tile_at[x][y] : -1;
+	t = tc->tile_at[x][y];
 	if (rval)
 		*rval = U32_MAX;
 	if (t >= 0 && tc->harvested[t]) {
@@ -265,6 +336,11 @@ static void ttcard_access(struct ttcard *tc, unsigned int reg, unsigned int *rva
 			ndelay(delay_ns);
 		return;
 	}
+	if (reg == TTCARD_BH_NIU_CFG_0 && !tc->a->harvest_rows) {
+		if (rval)
+			*rval = tc->translation ? TTCARD_NIU_TRANSLATE : 0;
+		return;
+	}
 	if (ttcard_window(tc, reg, &kind, &win, &off)) {
 		ttcard_noc(tc, kind, win, off, rval, wval);
 		return;
@@ -274,27 +350,76 @@ static void ttcard_access(struct ttcard *tc, unsigned int reg, unsigned int *rva
 	atomic64_inc(&tc->bad_stray);
 }
 
+/* Close the current burst into the maxima; burst_lock held */
+static void ttcard_burst_close(struct ttcard *tc)
+{
+	if (!tc->burst_n)
+		return;
+	if (tc->burst_n > tc->burst_max_n) {
+		tc->burst_max_n = tc->burst_n;
+		tc->burst_max_r = tc->burst_r;
+	}
+	tc->burst_max_ns = max(tc->burst_max_ns, tc->burst_end - tc->burst_start);
+}
+
+/* A BAR0 access from @start to now: part of the current burst or a new one */
+static void ttcard_burst_add(struct ttcard *tc, u64 start, bool read)
+{
+	u64 end = ktime_get_ns();
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&tc->burst_lock, flags);
+	if (!tc->burst_n || start - tc->burst_end > TTCARD_BURST_GAP_NS) {
+		ttcard_burst_close(tc);
+		tc->bursts++;
+		tc->burst_n = 0;
+		tc->burst_r = 0;
+		tc->burst_start = start;
+	}
+	tc->burst_n++;
+	tc->burst_r += read;
+	tc->burst_total++;
+	tc->burst_end = end;
+	raw_spin_unlock_irqrestore(&tc->burst_lock, flags);
+}
+
+/* A BAR0 access as the bus sees it: its latency, and its burst */
+static void ttcard_bus(struct ttcard *tc, unsigned int reg, unsigned int *rval,
+		       unsigned int wval)
+{
+	u64 start = ktime_get_ns();
+	u32 ns = rval ? READ_ONCE(tc->read_ns) : READ_ONCE(tc->write_ns);
+
+	ttcard_access(tc, reg, rval, wval);
+	if (ns)
+		ndelay(ns);
+	ttcard_burst_add(tc, start, rval);
+}
+
 static int ttcard_reg_read(void *model, unsigned int reg, unsigned int *val)
 {
-	ttcard_access(model, reg, val, 0);
+	ttcard_bus(model, reg, val, 0);
 	return 0;
 }
 
 static int ttcard_reg_write(void *model, unsigned int reg, unsigned int val)
 {
-	ttcard_access(model, reg, NULL, val);
+	ttcard_bus(model, reg, NULL, val);
 	return 0;
 }
 
-/* debugfs "tiles": "<core> <x>,<y>[ harvested]" per tile */
+/*
+ * debugfs "tiles": "<core> <x>,<y> <tx>,<ty>[ harvested]" per tile, NOC0
+ * then translated coordinates
+ */
 static int ttcard_tiles_show(struct seq_file *m, void *v)
 {
 	struct ttcard *tc = m->private;
 	unsigned int t;
 
 	for (t = 0; t < tc->ntiles; t++)
-		seq_printf(m, "%u %u,%u%s\n", t, tc->tx[t], tc->ty[t],
-			   tc->harvested[t] ? " harvested" : "");
+		seq_printf(m, "%u %u,%u %u,%u%s\n", t, tc->tx[t], tc->ty[t], tc->xt[t],
+			   tc->yt[t], tc->harvested[t] ? " harvested" : "");
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ttcard_tiles);
@@ -310,6 +435,57 @@ static int ttcard_errors_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ttcard_errors);
+
+static int ttcard_bursts_show(struct seq_file *m, void *v)
+{
+	struct ttcard *tc = m->private;
+	unsigned long flags;
+	u64 b, a, n, r, ns;
+
+	raw_spin_lock_irqsave(&tc->burst_lock, flags);
+	ttcard_burst_close(tc);
+	b = tc->bursts;
+	a = tc->burst_total;
+	n = tc->burst_max_n;
+	r = tc->burst_max_r;
+	ns = tc->burst_max_ns;
+	raw_spin_unlock_irqrestore(&tc->burst_lock, flags);
+	seq_printf(m, "bursts %llu\naccesses %llu\nmax_accesses %llu\nmax_reads %llu\nmax_ns %llu\n",
+		   b, a, n, r, ns);
+	return 0;
+}
+
+static int ttcard_bursts_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, ttcard_bursts_show, inode->i_private);
+}
+
+/* Any write resets the burst figures */
+static ssize_t ttcard_bursts_write(struct file *file, const char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	struct ttcard *tc = ((struct seq_file *)file->private_data)->private;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&tc->burst_lock, flags);
+	tc->burst_n = 0;
+	tc->bursts = 0;
+	tc->burst_total = 0;
+	tc->burst_max_n = 0;
+	tc->burst_max_r = 0;
+	tc->burst_max_ns = 0;
+	raw_spin_unlock_irqrestore(&tc->burst_lock, flags);
+	return count;
+}
+
+static const struct file_operations ttcard_bursts_fops = {
+	.owner = THIS_MODULE,
+	.open = ttcard_bursts_open,
+	.read = seq_read,
+	.write = ttcard_bursts_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
 
 /*
  * debugfs "user_tlb": "<window> <x> <y> <reps>" plays a user space program
@@ -334,8 +510,8 @@ static ssize_t ttcard_user_tlb_write(struct file *file, const char __user *ubuf,
 		return PTR_ERR(cmd);
 	if (socpmu_sim_split(cmd, w, 4) ||
 	    socpmu_sim_parse_uint("window", w[0], 0, a->nwin - 1, &win) ||
-	    socpmu_sim_parse_uint("x", w[1], 0, a->grid_x - 1, &x) ||
-	    socpmu_sim_parse_uint("y", w[2], 0, a->grid_y - 1, &y) ||
+	    socpmu_sim_parse_uint("x", w[1], 0, TTCARD_COORDS - 1, &x) ||
+	    socpmu_sim_parse_uint("y", w[2], 0, TTCARD_COORDS - 1, &y) ||
 	    socpmu_sim_parse_uint("reps", w[3], 1, 10000000, &reps))
 		return -EINVAL;
 	if (win == a->reserved[0] || win == a->reserved[1]) {
@@ -387,6 +563,9 @@ static void ttcard_debugfs_init(struct socpmu_sim_dev *sdev, struct dentry *dir)
 	debugfs_create_file("user_tlb", 0200, dir, tc, &ttcard_user_tlb_fops);
 	debugfs_create_bool("dead", 0600, dir, &tc->dead);
 	socpmu_sim_debugfs_delay(dir, "cfg_delay_ns", &tc->cfg_delay_ns);
+	socpmu_sim_debugfs_delay(dir, "read_ns", &tc->read_ns);
+	socpmu_sim_debugfs_delay(dir, "write_ns", &tc->write_ns);
+	debugfs_create_file("bursts", 0600, dir, tc, &ttcard_bursts_fops);
 }
 
 static void ttcard_cfg_init(void *data)
@@ -394,6 +573,7 @@ static void ttcard_cfg_init(void *data)
 	struct ttcard_cfg *cfg = data;
 
 	cfg->harvest_known = 1;
+	cfg->translation = 1;
 	cfg->clock_mhz = 1000;
 }
 
@@ -409,7 +589,13 @@ static int ttcard_cfg_parse(void *data, const char *key, const char *val)
 			return 0;
 		}
 	} else if (!strcmp(key, "harvest")) {
+		cfg->phys = false;
 		return socpmu_sim_parse_uint(key, val, 0, BIT(14) - 1, &cfg->harvest);
+	} else if (!strcmp(key, "harvest_phys")) {
+		cfg->phys = true;
+		return socpmu_sim_parse_uint(key, val, 0, BIT(14) - 1, &cfg->harvest_phys);
+	} else if (!strcmp(key, "translation")) {
+		return socpmu_sim_parse_uint(key, val, 0, 1, &cfg->translation);
 	} else if (!strcmp(key, "harvest_known")) {
 		return socpmu_sim_parse_uint(key, val, 0, 1, &cfg->harvest_known);
 	} else if (!strcmp(key, "clock_mhz")) {
@@ -423,40 +609,135 @@ static int ttcard_cfg_show(const void *data, char *buf, int at)
 {
 	const struct ttcard_cfg *cfg = data;
 
-	return sysfs_emit_at(buf, at, " arch=%s harvest=0x%x harvest_known=%u clock_mhz=%u",
-			     ttcard_archs[cfg->arch], cfg->harvest, cfg->harvest_known,
-			     cfg->clock_mhz);
+	return sysfs_emit_at(buf, at, " arch=%s %s=0x%x translation=%u harvest_known=%u clock_mhz=%u",
+			     ttcard_archs[cfg->arch], cfg->phys ? "harvest_phys" : "harvest",
+			     cfg->phys ? cfg->harvest_phys : cfg->harvest, cfg->translation,
+			     cfg->harvest_known, cfg->clock_mhz);
+}
+
+/* Index of NOC0 row or column @loc in the firmware's harvesting list */
+static int ttcard_harvest_pos(const struct ttcard_arch *a, unsigned int loc)
+{
+	unsigned int n = a->harvest_rows ? a->ny : a->nx, i;
+
+	for (i = 0; i < n; i++)
+		if (a->harvest_loc[i] == loc)
+			return i;
+	return -1;
+}
+
+/*
+ * The harvested rows (Wormhole) or columns (Blackhole), as a flag per
+ * position in NOC0 order, from either mask convention
+ */
+static int ttcard_harvest_lines(const struct ttcard_arch *a, const struct ttcard_cfg *cfg,
+				bool *lines, u32 *phys)
+{
+	unsigned int n = a->harvest_rows ? a->ny : a->nx, i, nh = 0;
+	const u8 *noc = a->harvest_rows ? a->t6_y : a->t6_x;
+	u32 mask = cfg->phys ? cfg->harvest_phys : cfg->harvest;
+
+	if (mask >> n)
+		return -EINVAL;
+	*phys = 0;
+	for (i = 0; i < n; i++) {
+		int pos = ttcard_harvest_pos(a, noc[i]);
+
+		/* tt-umd: bit i is line i; firmware: bit pos is line i */
+		lines[i] = mask & BIT(cfg->phys ? pos : i);
+		if (lines[i]) {
+			*phys |= BIT(pos);
+			nh++;
+		}
+	}
+	return nh < n ? 0 : -EINVAL;
+}
+
+/*
+ * Translated coordinates of every tile, as tt-umd's coordinate managers
+ * fill them: unharvested lines first in NOC0 order, then the harvested
+ * ones (Blackhole: in the order of the firmware's harvesting list;
+ * Wormhole: in NOC0 order).
+ */
+static void ttcard_translate(struct ttcard *tc, const bool *lines)
+{
+	const struct ttcard_arch *a = tc->a;
+	unsigned int n = a->harvest_rows ? a->ny : a->nx, i, j, next = 0;
+	int to[14];	/* translated index of each NOC0 line */
+	unsigned int t;
+
+	for (i = 0; i < n; i++)
+		if (!lines[i])
+			to[i] = next++;
+	if (a->harvest_rows) {
+		for (i = 0; i < n; i++)
+			if (lines[i])
+				to[i] = next++;
+	} else {
+		/* harvested columns from the top, by firmware list position */
+		unsigned int top = n - 1;
+
+		for (j = 0; j < n; j++)
+			for (i = 0; i < n; i++)
+				if (lines[i] && a->harvest_loc[j] == a->t6_x[i])
+					to[i] = top--;
+	}
+	for (t = 0; t < tc->ntiles; t++) {
+		unsigned int ix = t % a->nx, iy = t / a->nx;
+
+		if (!tc->translation) {
+			tc->xt[t] = tc->tx[t];
+			tc->yt[t] = tc->ty[t];
+		} else if (a->harvest_rows) {
+			tc->xt[t] = TTCARD_WH_TRANSLATED_START + ix;
+			tc->yt[t] = TTCARD_WH_TRANSLATED_START + to[iy];
+		} else {
+			tc->xt[t] = a->t6_x[to[ix]];
+			tc->yt[t] = tc->ty[t];
+		}
+	}
 }
 
 static void *ttcard_create(struct socpmu_sim_dev *sdev)
 {
 	const struct ttcard_cfg *cfg = sdev->cfg;
 	const struct ttcard_arch *a = &ttcard_arch_info[cfg->arch];
-	unsigned int ix, iy, i, t = 0;
+	unsigned int ix, iy, t = 0;
+	bool lines[14] = { };
 	struct ttcard *tc;
+	u32 phys;
 
-	if (cfg->harvest >= BIT(a->nhv) || hweight32(cfg->harvest) >= a->nhv) {
-		pr_debug("harvest=0x%x: %u bits, not all set\n", cfg->harvest, a->nhv);
+	if (ttcard_harvest_lines(a, cfg, lines, &phys)) {
+		pr_debug("harvesting mask: bits beyond the chip's, or all of them set\n");
 		return ERR_PTR(-EINVAL);
 	}
 	tc = kzalloc(sizeof(*tc), GFP_KERNEL);
 	if (!tc)
 		return ERR_PTR(-ENOMEM);
 	raw_spin_lock_init(&tc->lock);
+	raw_spin_lock_init(&tc->burst_lock);
 	tc->a = a;
+	tc->translation = cfg->translation;
+	tc->phys_mask = phys;
 	memset(tc->tile_at, 0xff, sizeof(tc->tile_at));
 	for (iy = 0; iy < a->ny; iy++) {
 		for (ix = 0; ix < a->nx; ix++, t++) {
-			tc->tx[t] = a->tx[ix];
-			tc->ty[t] = a->ty[iy];
-			tc->tile_at[a->tx[ix]][a->ty[iy]] = t;
-			for (i = 0; i < a->nhv; i++)
-				if ((cfg->harvest & BIT(i)) &&
-				    a->hv[i] == (a->harvest_rows ? a->ty[iy] : a->tx[ix]))
-					tc->harvested[t] = true;
+			tc->tx[t] = a->t6_x[ix];
+			tc->ty[t] = a->t6_y[iy];
+			tc->harvested[t] = lines[a->harvest_rows ? iy : ix];
 		}
 	}
 	tc->ntiles = t;
+	ttcard_translate(tc, lines);
+	/*
+	 * Where host requests go: Blackhole with translation only by
+	 * translated coordinates, Wormhole by NOC0 and translated ones
+	 */
+	for (t = 0; t < tc->ntiles; t++) {
+		if (!tc->translation || a->harvest_rows)
+			tc->tile_at[tc->tx[t]][tc->ty[t]] = t;
+		tc->tile_at[tc->xt[t]][tc->yt[t]] = t;
+	}
 	tc->ts = tensix_sim_new(t, cfg->arch, cfg->clock_mhz);
 	if (IS_ERR(tc->ts)) {
 		void *err = tc->ts;
@@ -504,7 +785,7 @@ static int ttcard_add_children(struct socpmu_sim_dev *sdev)
 	card->bar0 = dev_get_regmap(sdev->dev, NULL);
 	card->arch = cfg->arch;
 	card->tlb = ttcard_arch_info[cfg->arch].reserved[1];
-	card->harvest = cfg->harvest;
+	card->harvest = ((struct ttcard *)sdev->model)->phys_mask;
 	card->harvest_known = cfg->harvest_known;
 	card->clock_hz = (u64)cfg->clock_mhz * HZ_PER_MHZ;
 	card->adev.name = "tensix_noc";

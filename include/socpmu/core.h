@@ -190,7 +190,10 @@ struct socpmu_ops {
  * @pmu: the perf PMU
  * @dev: the device that provides the hardware (not used once @dead)
  * @ops: driver callbacks
- * @name: perf name, e.g. "tensix_0"
+ * @name: perf name, e.g. "tensix_0"; a driver may set it before
+ *	socpmu_register() (then kept), else "<prefix>_<id>"
+ * @parent: sysfs parent of the PMU's device, set by the driver before
+ *	socpmu_register() (NULL: none, the PMU sits in /sys/devices)
  * @lock: serialises hardware access and @active
  * @active: scheduled events, polled by @timer
  * @vals: scratch for one read of an event's counters, under @lock
@@ -212,6 +215,7 @@ struct socpmu {
 	struct device *dev;
 	const struct socpmu_ops *ops;
 	char name[32];
+	struct device *parent;
 	raw_spinlock_t lock;
 	struct list_head active;
 	u64 *vals;

@@ -27,6 +27,23 @@
  *  Harvesting removes Tensix columns: bit i of the mask is NOC column
  *  {1, 16, 2, 15, 3, 14, 4, 13, 5, 12, 6, 11, 7, 10}[i].
  *
+ * NOC translation (tt-umd blackhole_tt_device.cpp, get_noc_translation_enabled;
+ * blackhole_coordinate_manager.cpp): on Blackhole, bit 14 of the PCIe NIU's
+ * NIU_CFG_0 register (BAR0 0x1FD04000 + 0x100) says whether the NOC
+ * translates coordinates. When it does, a request from the host addresses
+ * Tensix columns in translated coordinates: the k-th unharvested column (in
+ * NOC0 order) is at x = the k-th Tensix column, the harvested columns take
+ * the top x values (ordered by their position in the harvesting list above,
+ * the first at x = 16); y is unchanged. Wormhole's translated Tensix
+ * coordinates start at 18 and leave NOC0 coordinates in place: the host
+ * uses NOC0 there (tt-umd wormhole_implementation.hpp).
+ *
+ * Harvesting masks come in two conventions: the firmware's ("physical":
+ * bit i is the row or column of the lists above) and tt-umd's (what
+ * tt-smi, ChipInfo and cluster descriptors show, after
+ * shuffle_tensix_harvesting_mask(): bit i is the i-th Tensix row or column
+ * in ascending NOC0 order).
+ *
  * tt-kmd keeps the last 16 MiB window (Wormhole, 185) or the last 2 MiB
  * window (Blackhole, 201) for itself. The bridge uses a 2 MiB window on
  * both chips, reserved for it: 165 (the last 2 MiB window) on Wormhole, 200
@@ -79,6 +96,10 @@ enum tt_noc_arch {
 #define TT_BH_TLB_ORDERING		70
 #define TT_NOC_ORDERING_STRICT		1
 
+/* Blackhole PCIe NIU config: NOC translation enable */
+#define TT_BH_NIU_CFG_0			(0x1fd04000 + 0x100)
+#define TT_NOC_NIU_CFG_0_TRANSLATE	14
+
 /* The Tensix debug registers (include/socpmu/tensix_regs.h) in a tile */
 #define TT_TENSIX_DEBUG_REGS		0xffb12000ULL
 
@@ -108,11 +129,13 @@ struct regmap;
  * tools/tt-kmd/patches, "socpmu_sim.tensix_noc" from the simulator)
  * @adev: the auxiliary device; its parent is the card's device
  * @bar0: 32-bit register access to BAR0 offsets (at least the reserved
- *	window and the TLB config registers). Must not sleep: it is used with
+ *	window and the TLB config registers, and on Blackhole the NIU config
+ *	register TT_BH_NIU_CFG_0). Must not sleep: it is used with
  *	interrupts off. Locking is the bridge's.
  * @arch: enum tt_noc_arch
  * @tlb: the window reserved for the bridge (no one else programs it)
- * @harvest: harvesting mask (rows on Wormhole, columns on Blackhole)
+ * @harvest: harvesting mask (rows on Wormhole, columns on Blackhole) in the
+ *	firmware's physical layout, as the chip's firmware reports it
  * @harvest_known: @harvest is valid; otherwise the bridge needs its
  *	harvest= module parameter
  * @clock_hz: Tensix clock (AICLK)
@@ -134,19 +157,28 @@ struct tt_noc_card {
  * @adev: the auxiliary device
  * @arch: enum tt_noc_arch
  * @clock_hz: Tensix clock
+ * @card: the card's device (the PCI device): the PMU's sysfs parent and
+ *	the source of its name
+ * @translated: the NOC translates coordinates; @ax/@ay are translated
  * @nr: number of tiles (harvested tiles are not included)
  * @map: per-tile regmaps
  * @x: NOC x of each tile (NOC0 coordinates)
  * @y: NOC y of each tile
+ * @ax: x the bridge addresses the tile by (translated or NOC0)
+ * @ay: y the bridge addresses the tile by
  */
 struct tensix_tiles {
 	struct auxiliary_device adev;
 	u32 arch;
 	u64 clock_hz;
+	struct device *card;
+	bool translated;
 	unsigned int nr;
 	struct regmap **map;
 	u8 *x;
 	u8 *y;
+	u8 *ax;
+	u8 *ay;
 };
 #endif /* __KERNEL__ */
 

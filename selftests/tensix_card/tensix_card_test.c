@@ -7,10 +7,13 @@
  * them out, the NOC grid, harvesting and the Tensix counter model behind
  * every tile).
  *
- * The PMU's "tiles" file (unit -> NOC x,y) and the card's debugfs "tiles"
- * (model core -> NOC x,y, harvested) are matched by coordinates; both are
- * checked against the chips' Tensix coordinates written out here. Counts
- * are injected per model core and read per unit with perf_event_open.
+ * The PMU's "tiles" file (unit -> NOC0 x,y and the x,y the bridge addresses
+ * it by) and the card's debugfs "tiles" (model core -> NOC0 x,y, translated
+ * x,y, harvested) are matched by NOC0 coordinates; both are checked against
+ * the chips' Tensix coordinates written out here and against golden data
+ * from tt-umd (tt_umd_golden.h). Harvesting masks are tt-umd's (bit i: the
+ * i-th Tensix row or column in NOC0 order). Counts are injected per model
+ * core and read per unit with perf_event_open.
  *
  * Needs root, socpmu_core + tensix_pmu + tensix_noc + socpmu_sim and
  * debugfs; skips otherwise.
@@ -26,27 +29,32 @@
 
 #include "kselftest_harness.h"
 #include "../tensix/tensix_lib.h"
+#include "tt_umd_golden.h"
 
 #define MAX_TILES	140
 
-/* The chips' Tensix tiles (tt-umd) and what a harvesting bit removes */
+/*
+ * The chips' Tensix tiles (tt-umd); harvesting bit i (tt-umd's convention)
+ * removes row wh_y[i] or column bh_x[i]
+ */
 static const int wh_x[] = { 1, 2, 3, 4, 6, 7, 8, 9 };
 static const int wh_y[] = { 1, 2, 3, 4, 5, 7, 8, 9, 10, 11 };
-static const int wh_harvest_row[] = { 11, 1, 10, 2, 9, 3, 8, 4, 7, 5 };
 static const int bh_x[] = { 1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14, 15, 16 };
 static const int bh_y[] = { 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
-static const int bh_harvest_col[] = { 1, 16, 2, 15, 3, 14, 4, 13, 5, 12, 6, 11, 7, 10 };
 
 struct card {
 	struct sp_dev d;
 	bool bh;
 	unsigned int harvest;
 	int nunits;			/* PMU units */
-	int ux[MAX_TILES], uy[MAX_TILES];
+	int ux[MAX_TILES], uy[MAX_TILES];	/* NOC0 */
+	int uax[MAX_TILES], uay[MAX_TILES];	/* as the bridge addresses it */
 	int core[MAX_TILES];		/* model core of each unit */
 	int ncores;			/* model cores (every tile of the grid) */
-	int cx[MAX_TILES], cy[MAX_TILES];
+	int cx[MAX_TILES], cy[MAX_TILES];	/* NOC0 */
+	int ctx[MAX_TILES], cty[MAX_TILES];	/* translated */
 	bool charv[MAX_TILES];
+	bool both;			/* the PMU's tiles show both coordinates */
 };
 
 static bool in(const int *v, int n, int x)
@@ -57,21 +65,21 @@ static bool in(const int *v, int n, int x)
 	return false;
 }
 
-/* Is (x, y) a Tensix tile of the chip that harvesting left? */
+/* Is (x, y) a Tensix tile of the chip that harvesting (tt-umd's mask) left? */
 static bool expect_tile(const struct card *c, int x, int y)
 {
 	if (!c->bh) {
 		if (!in(wh_x, 8, x) || !in(wh_y, 10, y))
 			return false;
 		for (int i = 0; i < 10; i++)
-			if ((c->harvest & (1u << i)) && wh_harvest_row[i] == y)
+			if ((c->harvest & (1u << i)) && wh_y[i] == y)
 				return false;
 		return true;
 	}
 	if (!in(bh_x, 14, x) || !in(bh_y, 10, y))
 		return false;
 	for (int i = 0; i < 14; i++)
-		if ((c->harvest & (1u << i)) && bh_harvest_col[i] == x)
+		if ((c->harvest & (1u << i)) && bh_x[i] == x)
 			return false;
 	return true;
 }
@@ -86,18 +94,35 @@ static int expect_count(const struct card *c)
 	return n;
 }
 
-/* Parse "<n> <x>,<y>[ harvested]" lines; returns the number of lines. */
-static int parse_tiles(char *buf, int *xs, int *ys, bool *harv)
+/*
+ * Parse "<n> <x>,<y> <x2>,<y2>[ harvested]" lines (NOC0, then translated or
+ * addressed coordinates); returns the number of lines. Lines without
+ * <x2>,<y2> (the PMU's "tiles" before it showed both) count as x2 = x,
+ * y2 = y, and clear *@both.
+ */
+static int parse_tiles(char *buf, int *xs, int *ys, int *x2s, int *y2s, bool *harv,
+		       bool *both)
 {
-	int n = 0, idx, x, y;
+	int n = 0, idx, x, y, x2, y2, got;
 	char *line, *save = NULL;
 
+	*both = true;
 	for (line = strtok_r(buf, "\n", &save); line && n < MAX_TILES;
 	     line = strtok_r(NULL, "\n", &save)) {
-		if (sscanf(line, "%d %d,%d", &idx, &x, &y) != 3 || idx != n)
+		got = sscanf(line, "%d %d,%d %d,%d", &idx, &x, &y, &x2, &y2);
+		if (got == 3) {
+			x2 = x;
+			y2 = y;
+			*both = false;
+		} else if (got != 5) {
+			return -EINVAL;
+		}
+		if (idx != n)
 			return -EINVAL;
 		xs[n] = x;
 		ys[n] = y;
+		x2s[n] = x2;
+		y2s[n] = y2;
 		if (harv)
 			harv[n] = strstr(line, "harvested") != NULL;
 		n++;
@@ -105,17 +130,23 @@ static int parse_tiles(char *buf, int *xs, int *ys, bool *harv)
 	return n;
 }
 
-static int card_create(struct card *c, const char *name, bool bh, unsigned int harvest)
+/*
+ * A card of tt-umd harvesting mask @harvest (@extra: more model
+ * parameters, may be NULL): its units, model cores and how they match
+ */
+static int card_create_args(struct card *c, const char *name, bool bh, unsigned int harvest,
+			    const char *extra)
 {
-	char params[96], buf[4096];
+	char params[160], buf[8192];
+	bool both;
 	uint64_t n;
 	int ret;
 
 	memset(c, 0, sizeof(*c));
 	c->bh = bh;
 	c->harvest = harvest;
-	snprintf(params, sizeof(params), "arch=%s harvest=0x%x",
-		 bh ? "blackhole" : "wormhole", harvest);
+	snprintf(params, sizeof(params), "arch=%s harvest=0x%x %s",
+		 bh ? "blackhole" : "wormhole", harvest, extra ? extra : "");
 	ret = sp_dev_create(&c->d, "ttcard", name, params, "tensix_");
 	if (ret)
 		return ret;
@@ -128,12 +159,14 @@ static int card_create(struct card *c, const char *name, bool bh, unsigned int h
 	ret = sp_pmu_read(&c->d, "tiles", buf, sizeof(buf));
 	if (ret < 0)
 		return ret;
-	if (parse_tiles(buf, c->ux, c->uy, NULL) != c->nunits)
+	if (parse_tiles(buf, c->ux, c->uy, c->uax, c->uay, NULL, &c->both) != c->nunits)
 		return -EINVAL;
 	ret = sp_debugfs_read(&c->d, "tiles", buf, sizeof(buf));
 	if (ret < 0)
 		return ret;
-	c->ncores = parse_tiles(buf, c->cx, c->cy, c->charv);
+	c->ncores = parse_tiles(buf, c->cx, c->cy, c->ctx, c->cty, c->charv, &both);
+	if (!both)
+		return -EINVAL;
 	if (c->ncores <= 0)
 		return -EINVAL;
 	for (int u = 0; u < c->nunits; u++) {
@@ -145,6 +178,11 @@ static int card_create(struct card *c, const char *name, bool bh, unsigned int h
 			return -ENOENT;
 	}
 	return 0;
+}
+
+static int card_create(struct card *c, const char *name, bool bh, unsigned int harvest)
+{
+	return card_create_args(c, name, bh, harvest, NULL);
 }
 
 static int card_inject(const struct card *c, int core, unsigned int bank,
@@ -200,6 +238,31 @@ static void expect_frozen_or_gone(struct __test_metadata *_metadata, int fd, uin
 
 #define FPU_INSTR	cfg_counter(TENSIX_BANK_FPU, 0, 0)
 
+/*
+ * Every unit counts exactly what is injected into its tile, and the bridge
+ * never touched a harvested tile nor anything but Tensix registers
+ */
+static void expect_counts_exact(struct __test_metadata *_metadata, const struct card *c)
+{
+	int fd[MAX_TILES];
+	uint64_t h = 1, s = 1;
+
+	for (int u = 0; u < c->nunits; u++) {
+		fd[u] = sp_open(&c->d, FPU_INSTR, sp_cfg1_unit(u), -1, 0);
+		ASSERT_LE(0, fd[u]) TH_LOG("unit %d: %s", u, strerror(-fd[u]));
+	}
+	for (int u = 0; u < c->nunits; u++)
+		ASSERT_EQ(0, card_inject(c, c->core[u], TENSIX_BANK_FPU, 0, 500 + 3 * u));
+	for (int u = 0; u < c->nunits; u++) {
+		EXPECT_EQ(500 + 3 * (uint64_t)u, read_ok(_metadata, fd[u]))
+			TH_LOG("%s: unit %d (%d,%d)", c->d.name, u, c->ux[u], c->uy[u]);
+		close(fd[u]);
+	}
+	ASSERT_EQ(0, card_errors(c, &h, &s, NULL));
+	EXPECT_EQ(0, h) TH_LOG("%s: the bridge touched a harvested tile", c->d.name);
+	EXPECT_EQ(0, s) TH_LOG("%s: accesses that reached no Tensix register", c->d.name);
+}
+
 FIXTURE(card) {
 	struct card c;
 };
@@ -213,6 +276,8 @@ FIXTURE_VARIANT_ADD(card, wormhole) { .bh = false, .harvest = 0 };
 FIXTURE_VARIANT_ADD(card, wormhole_harvested) { .bh = false, .harvest = 0x5 };
 FIXTURE_VARIANT_ADD(card, blackhole) { .bh = true, .harvest = 0 };
 FIXTURE_VARIANT_ADD(card, blackhole_harvested) { .bh = true, .harvest = 0x2001 };
+/* tt-umd's blackhole_P100.yaml / blackhole_4xP150.yaml: columns 7 and 10 */
+FIXTURE_VARIANT_ADD(card, blackhole_p150) { .bh = true, .harvest = 192 };
 
 FIXTURE_SETUP(card)
 {
@@ -249,10 +314,19 @@ TEST_F(card, tiles_match_grid)
 	EXPECT_STREQ(c->bh ? "blackhole\n" : "wormhole\n", buf);
 	EXPECT_EQ(expect_count(c), c->nunits);
 	EXPECT_EQ(c->bh ? 140 : 80, c->ncores);
+	EXPECT_TRUE(c->both) TH_LOG("tiles: no addressed coordinates");
 	for (int u = 0; u < c->nunits; u++) {
 		EXPECT_TRUE(expect_tile(c, c->ux[u], c->uy[u]))
 			TH_LOG("unit %d at %d,%d", u, c->ux[u], c->uy[u]);
 		EXPECT_FALSE(c->charv[c->core[u]]) TH_LOG("unit %d is harvested", u);
+		/*
+		 * The bridge addresses a Blackhole tile as the model's NOC
+		 * (translation on) routes it, a Wormhole one by NOC0
+		 */
+		EXPECT_EQ(c->bh ? c->ctx[c->core[u]] : c->ux[u], c->uax[u])
+			TH_LOG("unit %d at %d,%d: x addressed", u, c->ux[u], c->uy[u]);
+		EXPECT_EQ(c->bh ? c->cty[c->core[u]] : c->uy[u], c->uay[u])
+			TH_LOG("unit %d at %d,%d: y addressed", u, c->ux[u], c->uy[u]);
 		for (int v = 0; v < u; v++) {
 			EXPECT_FALSE(c->ux[u] == c->ux[v] && c->uy[u] == c->uy[v]);
 		}
@@ -331,12 +405,15 @@ TEST_F(card, harvested_not_offered)
 	ASSERT_EQ(0, card_errors(c, &h, &s, NULL));
 	EXPECT_EQ(0, h);
 	EXPECT_EQ(0, s);
-	/* the model itself refuses accesses to a harvested tile */
+	/*
+	 * the model itself refuses accesses to a harvested tile, addressed
+	 * as the NOC routes it (translated)
+	 */
 	for (int k = 0; k < c->ncores && c->harvest; k++) {
 		if (!c->charv[k])
 			continue;
-		ASSERT_EQ(0, sp_debugfs_printf(&c->d, "user_tlb", "0 %d %d 1", c->cx[k],
-					       c->cy[k]));
+		ASSERT_EQ(0, sp_debugfs_printf(&c->d, "user_tlb", "0 %d %d 1", c->ctx[k],
+					       c->cty[k]));
 		ASSERT_EQ(0, card_errors(c, &h, &s, NULL));
 		EXPECT_LT(0, h) TH_LOG("model did not notice harvested tile %d,%d",
 				       c->cx[k], c->cy[k]);
@@ -423,7 +500,7 @@ TEST_F_TIMEOUT(card, concurrent_window_use, 240)
 				 * as on a card): wins[0..1] and wins[2..3]
 				 */
 				if (sp_debugfs_printf(&c->d, "user_tlb", "%d %d %d 200",
-						      wins[2 * i + (k & 1)], c->ux[u], c->uy[u]))
+						      wins[2 * i + (k & 1)], c->uax[u], c->uay[u]))
 					_exit(1);
 			}
 		}
@@ -987,6 +1064,68 @@ TEST_F(card, card_back_rebind)
 	close(fd);
 }
 
+/* The sysfs directory of the PMU named @pmu (its parent's path, then "/<pmu>") */
+static int pmu_dir(const char *pmu, char *path)
+{
+	char link[PATH_MAX];
+
+	snprintf(link, sizeof(link), SP_PMU_BUS "/%s", pmu);
+	return realpath(link, path) ? 0 : -errno;
+}
+
+/*
+ * Identity for fleets: the card's PMU sits under the card's device (the
+ * PCI device on a real card, the simulated card here) and is named after
+ * it, "tensix_" and the device name with ':', '.', '-' made '_'; the name
+ * and place stay across rebinding tensix_pmu and the bridge.
+ */
+TEST_F(card, identity_stable)
+{
+	static const char *const drvs[] = {
+		"/sys/bus/auxiliary/drivers/tensix_pmu.pmu",
+		"/sys/bus/auxiliary/drivers/tensix_noc.card",
+	};
+	struct card *c = &self->c;
+	char tiles[SP_NAME_LEN], path[PATH_MAX], want[SP_NAME_LEN], dir[PATH_MAX];
+	char card_dev[PATH_MAX], bridge[SP_NAME_LEN];
+	uint64_t type;
+	char *slash;
+
+	ASSERT_EQ(0, card_tiles_dev(c, tiles, sizeof(tiles)));
+	snprintf(path, sizeof(path), "/sys/bus/auxiliary/devices/%s", tiles);
+	ASSERT_NE(NULL, realpath(path, card_dev));
+	/* .../<card>/socpmu_sim.tensix_noc.<n>/tensix_noc.tiles.<m> */
+	*strrchr(card_dev, '/') = 0;
+	slash = strrchr(card_dev, '/');
+	snprintf(bridge, sizeof(bridge), "%s", slash + 1);
+	*slash = 0;
+	snprintf(want, sizeof(want), "tensix_%s", strrchr(card_dev, '/') + 1);
+	for (char *p = want; *p; p++)
+		if (!isalnum((unsigned char)*p))
+			*p = '_';
+	EXPECT_STREQ(want, c->d.pmu);
+	ASSERT_EQ(0, pmu_dir(c->d.pmu, dir));
+	*strrchr(dir, '/') = 0;
+	EXPECT_STREQ(card_dev, dir) TH_LOG("PMU %s is not under the card", c->d.pmu);
+
+	for (size_t i = 0; i < ARRAY_SIZE(drvs); i++) {
+		const char *dev = i ? bridge : tiles;
+
+		snprintf(path, sizeof(path), "%s/unbind", drvs[i]);
+		ASSERT_EQ(0, sp_write_file(path, dev)) TH_LOG("unbind %s", dev);
+		snprintf(path, sizeof(path), "%s/bind", drvs[i]);
+		ASSERT_EQ(0, sp_write_file(path, dev)) TH_LOG("bind %s", dev);
+		ASSERT_EQ(0, pmu_dir(want, dir)) TH_LOG("no %s after binding %s again", want, dev);
+		*strrchr(dir, '/') = 0;
+		EXPECT_STREQ(card_dev, dir);
+	}
+	/* and it counts */
+	ASSERT_EQ(0, card_tiles_dev(c, tiles, sizeof(tiles)));
+	ASSERT_EQ(0, sp_pmu_read_u64(&c->d, "type", &type));
+	c->d.type = (int)type;
+	expect_counts_exact(_metadata, c);
+}
+
 /*
  * Why the tests of a card whose provider does not know its harvesting
  * cannot run here (they need tensix_noc without harvest=), or NULL
@@ -1072,6 +1211,286 @@ TEST(harvest_param_per_chip)
 	/* tensix_noc as it was */
 	EXPECT_EQ(0, sp_mod_unload_wait("tensix_noc", 2000));
 	ASSERT_EQ(0, sp_mod_load(noc));
+}
+
+static const char *card_tests_unavailable(void)
+{
+	if (geteuid())
+		return "needs root";
+	if (sp_sim_available_for("tensix_noc") || sp_sim_available_for("tensix_pmu"))
+		return "no socpmu_sim + tensix_pmu + tensix_noc";
+	return NULL;
+}
+
+/* The unit at NOC0 (x, y), or -1 */
+static int unit_at(const struct card *c, int x, int y)
+{
+	for (int u = 0; u < c->nunits; u++)
+		if (c->ux[u] == x && c->uy[u] == y)
+			return u;
+	return -1;
+}
+
+/*
+ * tt-umd's coordinate-translation tests: the model's translated coordinates
+ * are tt-umd's, and the bridge addresses each Blackhole tile by them (a
+ * Wormhole tile by NOC0, as tt-umd does from the host); every tile counts
+ * what it is given. The same cards with translation off: NOC0 throughout.
+ */
+TEST(umd_translation_golden)
+{
+	const char *why = card_tests_unavailable();
+
+	if (why)
+		SKIP(return, "%s", why);
+	for (int off = 0; off < 2; off++) {
+		for (size_t i = 0; i < ARRAY_SIZE(umd_xlat); i++) {
+			const struct umd_xlat *g = &umd_xlat[i];
+			char name[SP_NAME_LEN];
+			struct card c;
+			int u, k, ret;
+
+			if (i && umd_xlat[i - 1].bh == g->bh && umd_xlat[i - 1].mask == g->mask)
+				continue;	/* one card per (chip, mask) */
+			snprintf(name, sizeof(name), "ttc_g%zu%d_%d", i, off, getpid());
+			ret = card_create_args(&c, name, g->bh, g->mask,
+					       off ? "translation=0" : "translation=1");
+			EXPECT_EQ(0, ret) TH_LOG("%s mask 0x%x: %s", g->src, g->mask,
+						 strerror(-ret));
+			if (ret) {
+				sp_dev_delete(&c.d);
+				continue;
+			}
+			for (size_t j = i; j < ARRAY_SIZE(umd_xlat) && umd_xlat[j].bh == g->bh &&
+			     umd_xlat[j].mask == g->mask; j++) {
+				const struct umd_xlat *e = &umd_xlat[j];
+				int tx = off ? e->x : e->tx, ty = off ? e->y : e->ty;
+
+				for (k = 0; k < c.ncores; k++)
+					if (c.cx[k] == e->x && c.cy[k] == e->y)
+						break;
+				ASSERT_GT(c.ncores, k) TH_LOG("%s: no tile at %d,%d", e->src, e->x, e->y);
+				EXPECT_EQ(tx, c.ctx[k]) TH_LOG("%s: model x of %d,%d", e->src, e->x, e->y);
+				EXPECT_EQ(ty, c.cty[k]) TH_LOG("%s: model y of %d,%d", e->src, e->x, e->y);
+				/* a harvested tile (the golden data has some) is no unit */
+				u = unit_at(&c, e->x, e->y);
+				EXPECT_EQ(c.charv[k], u < 0) TH_LOG("%s: %d,%d", e->src, e->x, e->y);
+				if (u < 0)
+					continue;
+				EXPECT_EQ(g->bh ? tx : e->x, c.uax[u])
+					TH_LOG("%s: bridge x of %d,%d (translation %s)", e->src, e->x,
+					       e->y, off ? "off" : "on");
+				EXPECT_EQ(g->bh ? ty : e->y, c.uay[u])
+					TH_LOG("%s: bridge y of %d,%d", e->src, e->x, e->y);
+			}
+			expect_counts_exact(_metadata, &c);
+			EXPECT_EQ(0, sp_dev_delete(&c.d));
+		}
+	}
+}
+
+/*
+ * tt-umd's cluster descriptors: the harvest_mask of a P100, a P150 and both
+ * chips of an n300 (translation on), as users copy it, removes the right
+ * rows or columns, and every tile left counts
+ */
+TEST(umd_cluster_descriptors)
+{
+	const char *why = card_tests_unavailable();
+
+	if (why)
+		SKIP(return, "%s", why);
+	for (size_t i = 0; i < ARRAY_SIZE(umd_desc); i++) {
+		const struct umd_desc *g = &umd_desc[i];
+		char name[SP_NAME_LEN];
+		struct card c;
+		int ret;
+
+		snprintf(name, sizeof(name), "ttc_d%zu_%d", i, getpid());
+		ret = card_create(&c, name, g->bh, g->harvest_mask);
+		EXPECT_EQ(0, ret) TH_LOG("%s: %s", g->src, strerror(-ret));
+		if (ret) {
+			sp_dev_delete(&c.d);
+			continue;
+		}
+		EXPECT_EQ(g->ntiles, c.nunits) TH_LOG("%s", g->src);
+		for (int u = 0; u < c.nunits; u++) {
+			int line = g->bh ? c.ux[u] : c.uy[u];
+
+			EXPECT_TRUE(line != g->gone[0] && line != g->gone[1])
+				TH_LOG("%s: unit %d at %d,%d is harvested", g->src, u, c.ux[u],
+				       c.uy[u]);
+		}
+		expect_counts_exact(_metadata, &c);
+		EXPECT_EQ(0, sp_dev_delete(&c.d));
+	}
+}
+
+/*
+ * Both mask conventions in the model: the firmware's bit
+ * LOGICAL_HARVESTING_LAYOUT[i] (harvest_phys=) removes what tt-umd's bit i
+ * (harvest=) does, row wh_y[i] or column bh_x[i], and the bridge, handed
+ * the firmware's mask, offers the same tiles
+ */
+TEST(umd_mask_conventions)
+{
+	const char *why = card_tests_unavailable();
+	static const int picks[2][3] = { { 0, 6, 9 }, { 0, 6, 13 } };
+
+	if (why)
+		SKIP(return, "%s", why);
+	for (int bh = 0; bh < 2; bh++) {
+		for (size_t p = 0; p < ARRAY_SIZE(picks[0]); p++) {
+			int i = picks[bh][p];
+			int phys = bh ? umd_bh_logical_harvesting_layout[i] :
+					umd_wh_logical_harvesting_layout[i];
+			int gone = bh ? bh_x[i] : wh_y[i];
+			char name[SP_NAME_LEN], extra[64];
+			struct card a, b;
+			int ret;
+
+			snprintf(name, sizeof(name), "ttc_m%d%d_%d", bh, i, getpid());
+			snprintf(extra, sizeof(extra), "harvest_phys=0x%x", 1u << phys);
+			ret = card_create_args(&b, name, bh, 1u << i, extra);
+			EXPECT_EQ(0, ret) TH_LOG("harvest_phys=1<<%d: %s", phys, strerror(-ret));
+			if (ret) {
+				sp_dev_delete(&b.d);
+				continue;
+			}
+			for (int k = 0; k < b.ncores; k++) {
+				EXPECT_EQ((bh ? b.cx[k] : b.cy[k]) == gone, b.charv[k])
+					TH_LOG("%s firmware bit %d: model core %d at %d,%d",
+					       bh ? "bh" : "wh", phys, k, b.cx[k], b.cy[k]);
+			}
+			EXPECT_EQ(0, sp_dev_delete(&b.d));
+			name[3] = 'n';
+			ret = card_create(&a, name, bh, 1u << i);
+			EXPECT_EQ(0, ret) TH_LOG("harvest=1<<%d: %s", i, strerror(-ret));
+			if (ret) {
+				sp_dev_delete(&a.d);
+				continue;
+			}
+			EXPECT_EQ(b.nunits, a.nunits);
+			for (int u = 0; u < a.nunits && u < b.nunits; u++) {
+				EXPECT_EQ(b.ux[u], a.ux[u]);
+				EXPECT_EQ(b.uy[u], a.uy[u]);
+				EXPECT_EQ(b.uax[u], a.uax[u]);
+				EXPECT_EQ(b.uay[u], a.uay[u]);
+			}
+			for (int k = 0; k < a.ncores; k++) {
+				EXPECT_EQ(b.charv[k], a.charv[k]) TH_LOG("model core %d", k);
+			}
+			EXPECT_EQ(0, sp_dev_delete(&a.d));
+		}
+	}
+}
+
+/* Load tensix_noc with @params, create a Wormhole then a Blackhole card */
+static void harvest_params_round(struct __test_metadata *_metadata, const struct sp_mod *noc,
+				 const char *params)
+{
+	static const struct { int bh; unsigned int mask; int gone[2]; } chips[] = {
+		{ 0, 65, { 1, 8 } }, { 1, 192, { 7, 10 } },
+	};
+	char name[SP_NAME_LEN];
+	static struct card cs[2];
+	int ret;
+
+	ASSERT_EQ(0, sp_mod_unload_wait("tensix_noc", 2000));
+	ret = sp_mod_load_params(noc, params);
+	ASSERT_EQ(0, ret) TH_LOG("loading tensix_noc %s: %s", params, strerror(-ret));
+	/* both cards at once: a card created after one deleted could take its name */
+	for (size_t i = 0; i < ARRAY_SIZE(chips); i++) {
+		struct card *c = &cs[i];
+
+		snprintf(name, sizeof(name), "ttc_hu%zu_%d", i, getpid());
+		ret = card_create_args(c, name, chips[i].bh, chips[i].mask, "harvest_known=0");
+		EXPECT_EQ(0, ret) TH_LOG("%s, card %zu: %s", params, i, strerror(-ret));
+		if (ret)
+			continue;
+		EXPECT_EQ(chips[i].bh ? 120 : 64, c->nunits) TH_LOG("%s, card %zu", params, i);
+		for (int u = 0; u < c->nunits; u++) {
+			int line = chips[i].bh ? c->ux[u] : c->uy[u];
+
+			EXPECT_TRUE(line != chips[i].gone[0] && line != chips[i].gone[1])
+				TH_LOG("%s: unit %d at %d,%d is harvested", params, u, c->ux[u],
+				       c->uy[u]);
+		}
+		expect_counts_exact(_metadata, c);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(chips); i++)
+		if (cs[i].d.alive)
+			EXPECT_EQ(0, sp_dev_delete(&cs[i].d));
+}
+
+/*
+ * harvest= takes the masks users have (tt-umd's, as tt-smi and cluster
+ * descriptors show them: an n300 chip's 65, a P150's 192); harvest_phys=
+ * the firmware's layout of the same chips (0x42, 0x3000). tensix_noc is
+ * loaded again for the test, and as it was afterwards.
+ */
+TEST(harvest_param_tt_umd)
+{
+	struct sp_mod mods[SP_MAX_MODS], *noc = NULL;
+	const char *why = harvest_param_unavailable();
+	int n;
+
+	if (why)
+		SKIP(return, "%s", why);
+	n = sp_mod_list(mods, SP_MAX_MODS);
+	for (int i = 0; i < n; i++)
+		if (!strcmp(mods[i].name, "tensix_noc"))
+			noc = &mods[i];
+	if (!noc)
+		SKIP(return, "tensix_noc.ko not found");
+	harvest_params_round(_metadata, noc, "harvest=65,192");
+	harvest_params_round(_metadata, noc, "harvest_phys=0x42,0x3000");
+	/* tensix_noc as it was */
+	EXPECT_EQ(0, sp_mod_unload_wait("tensix_noc", 2000));
+	ASSERT_EQ(0, sp_mod_load(noc));
+}
+
+/*
+ * The model's bus latency (read_ns, write_ns; 0 by default) stalls every
+ * BAR0 access, and "bursts" sees one perf read of a tile as one burst of
+ * back-to-back accesses lasting at least their latencies
+ */
+TEST(bus_latency_knob)
+{
+	const char *why = card_tests_unavailable();
+	unsigned long long nb, na, nmax, nr, ns;
+	char name[SP_NAME_LEN], buf[256];
+	uint64_t r, w, val;
+	struct card c;
+	int fd, ret;
+
+	if (why)
+		SKIP(return, "%s", why);
+	snprintf(name, sizeof(name), "ttc_lat_%d", getpid());
+	ret = card_create(&c, name, true, 0);
+	ASSERT_EQ(0, ret) TH_LOG("%s", strerror(-ret));
+	ASSERT_LT(0, sp_debugfs_read(&c.d, "read_ns", buf, sizeof(buf)));
+	EXPECT_STREQ("0\n", buf);
+	ASSERT_EQ(0, sp_debugfs_printf(&c.d, "read_ns", "20000"));
+	ASSERT_EQ(0, sp_debugfs_printf(&c.d, "write_ns", "5000"));
+	fd = sp_open(&c.d, FPU_INSTR, sp_cfg1_unit(3), -1, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, sp_regs_reset(&c.d));
+	ASSERT_EQ(0, sp_debugfs_printf(&c.d, "bursts", "0"));
+	ASSERT_EQ((ssize_t)sizeof(val), read(fd, &val, sizeof(val)));
+	ASSERT_EQ(0, sp_regs(&c.d, &r, &w));
+	ASSERT_LT(0, sp_debugfs_read(&c.d, "bursts", buf, sizeof(buf)));
+	ASSERT_EQ(5, sscanf(buf, "bursts %llu accesses %llu max_accesses %llu max_reads %llu max_ns %llu",
+			    &nb, &na, &nmax, &nr, &ns));
+	close(fd);
+	EXPECT_LE(1, r);
+	EXPECT_EQ(r + w, na) TH_LOG("bursts count every BAR0 access");
+	EXPECT_EQ(1, nb) TH_LOG("one read of one tile, %llu bursts", nb);
+	EXPECT_EQ(na, nmax);
+	EXPECT_EQ(r, nr);
+	EXPECT_LE(20000 * r + 5000 * w, ns) TH_LOG("%llu ns for %llu reads, %llu writes", ns,
+						   (unsigned long long)r, (unsigned long long)w);
+	EXPECT_EQ(0, sp_dev_delete(&c.d));
 }
 
 TEST_HARNESS_MAIN

@@ -88,7 +88,7 @@ card() {
 
 # unit_at PMU X,Y / core_at CARD X,Y: the PMU unit and the model core of a tile
 unit_at() { awk -v xy="$2" '$2 == xy { print $1 }' "$BUS/$1/tiles"; }
-core_at() { awk -v xy="$2" '$2 == xy && NF == 2 { print $1 }' "$SIMDBG/$1/tiles"; }
+core_at() { awk -v xy="$2" '$2 == xy && $NF != "harvested" { print $1 }' "$SIMDBG/$1/tiles"; }
 
 for spec in "whc arch=wormhole harvest=0x1 9,10" "bhc arch=blackhole 16,11"; do
 	name=${spec%% *}

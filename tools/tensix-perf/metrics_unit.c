@@ -1030,6 +1030,21 @@ TEST(sysfs_discovery)
 		CHECK(tp_pmu_list(root, idx, 2) == 2, "at most max");
 		CHECK(tp_pmu_list("/nonexistent/dir", idx, 4) == -ENOENT, "list: no dir");
 	}
+	{
+		/* PCIe cards' PMUs are named after the card: the first by name */
+		char croot[600];
+
+		snprintf(croot, sizeof(croot), "%s/cards", root);
+		CHECK(!mkdir(croot, 0700), "mkdir %s", croot);
+		make_pmu_dir(croot, "tensix_0000_03_00_0", "50");
+		make_pmu_dir(croot, "tensix_0000_01_00_0", "51");
+		make_pmu_dir(croot, "tensixfoo", "52");
+		CHECK(!tp_pmu_pick(croot, NULL, name, sizeof(name)) &&
+		      !strcmp(name, "tensix_0000_01_00_0"), "card PMU: %s", name);
+		make_pmu_dir(croot, "tensix_7", "53");
+		CHECK(!tp_pmu_pick(croot, NULL, name, sizeof(name)) && !strcmp(name, "tensix_7"),
+		      "numbered first: %s", name);
+	}
 
 	CHECK(!tp_pmu_load(&p, root, "tensix_2", err, sizeof(err)), "load: %s", err);
 	CHECK(p.type == 42 && p.cpu == 1 && p.nr_cores == 3 && !strcmp(p.identifier, "blackhole"),

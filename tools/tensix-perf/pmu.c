@@ -104,20 +104,34 @@ int tp_pmu_pick(const char *root, const char *want, char *name, size_t len)
 		return copy_str(name, len, cand) ? 0 : -ENOENT;
 	}
 
+	/*
+	 * The lowest tensix_<n>; else the first by name of the PMUs named
+	 * after their PCIe card (tensix_0000_03_00_0)
+	 */
 	dir = opendir(root);
 	if (!dir)
 		return -ENOENT;
+	cand[0] = '\0';
 	while ((de = readdir(dir))) {
 		long n = tensix_index(de->d_name);
 
-		if (n < 0 || (best >= 0 && n >= best))
+		if (n < 0) {
+			if (!strncmp(de->d_name, TP_PMU_PREFIX, strlen(TP_PMU_PREFIX)) &&
+			    de->d_name[strlen(TP_PMU_PREFIX)] &&
+			    (!cand[0] || strcmp(de->d_name, cand) < 0))
+				copy_str(cand, sizeof(cand), de->d_name);
+			continue;
+		}
+		if (best >= 0 && n >= best)
 			continue;
 		if (!copy_str(name, len, de->d_name))
 			continue;
 		best = n;
 	}
 	closedir(dir);
-	return best < 0 ? -ENOENT : 0;
+	if (best >= 0)
+		return 0;
+	return cand[0] && copy_str(name, len, cand) ? 0 : -ENOENT;
 }
 
 int tp_pmu_list(const char *root, long *idx, size_t max)

@@ -132,7 +132,7 @@ times=$top/.build/test-seconds
 # TCG host), for the order of a first run; a test not listed counts as 10.
 declare -A TEST_SECONDS=(
 	[perf_record/perf_record_test]=50 [reliability/stress_test]=42
-	[tensix_perf/tensix_perf_test.sh]=33 [tensix_card/tensix_card_test]=29
+	[tensix_perf/tensix_perf_test.sh]=33 [tensix_card/tensix_card_test]=50
 	[sifive_perf/sifive_perf_tool_test.sh]=19 [esp/esp_api_test]=19 [pulp/pulp_test]=16
 	[reliability/socpmu_fuzz]=15 [tensix/tensix_test]=14 [sifive_hpm/sifive_hpm_test]=12
 	[reliability/module_test]=8 [pmu_events/pmu_events_test.sh]=7 [esp/esp_test]=7
