@@ -19,8 +19,11 @@
 #   --pcp          add the host's Performance Co-Pilot (Debian's pcp: pmcd,
 #                  the perfevent PMDA, pminfo, pmval, their configuration
 #                  and libraries; see add_pcp) for selftests/pcp
-#   --net PORT     a network card (QEMU user networking) whose guest port
-#                  44321 (pmcd) is forwarded from 127.0.0.1:PORT on the host
+#   --net PORT     a network card (QEMU user networking, virtio) whose guest
+#                  port 44321 (pmcd) is forwarded from 127.0.0.1:PORT on the
+#                  host; its modules (failover, net_failover, virtio_net,
+#                  decompressed) are in the guest's /etc/socpmu/net/ for the
+#                  command to insmod in that order
 #   --interactive  a shell on the console (this terminal, or stdin's lines)
 #                  with every module loaded and a simulated device of every
 #                  type (tools/vm/session.sh); `exit` powers the VM off
@@ -235,7 +238,9 @@ PCP_FILES=(/etc/pcp.conf /etc/pcp.env /etc/pcp/perfevent/perfevent.conf
 	/usr/lib/pcp/bin/pmcd /usr/lib/pcp/bin/pmcpp /usr/lib/pcp/pmdas/perfevent/pmdaperfevent
 	/usr/lib/pcp/pmdas/perfevent/help /usr/lib/pcp/pmdas/perfevent/pmns
 	/usr/lib/pcp/pmdas/perfevent/domain.h /var/lib/pcp/pmdas/perfevent/perfevent.conf
-	/usr/bin/pminfo /usr/bin/pmval /usr/bin/pmprobe)
+	/usr/bin/pminfo /usr/bin/pmval /usr/bin/pmprobe
+	/usr/lib/pcp/pmdas/pmcd/pmda_pmcd.so /var/lib/pcp/pmdas/pmcd/pmda_pmcd.so
+	/var/lib/pcp/pmns/root_pmcd /usr/lib/pcp/pmns/root_pmcd)
 
 # add_pcp DIR: PCP_FILES (links as links) and their libraries into DIR, or,
 # if the host has no pcp, DIR/etc/socpmu/no-pcp saying why (the test skips);
@@ -284,6 +289,18 @@ build_initramfs() {
 	echo "$token" >"$own/etc/socpmu/token"
 	quote_words "$@" >"$own/etc/socpmu/cmd"
 	[[ -z $interactive ]] || touch "$own/etc/socpmu/interactive"
+	if [[ -n $net ]]; then
+		local m ko
+		mkdir -p "$own/etc/socpmu/net"
+		for m in net/core/failover drivers/net/net_failover drivers/net/virtio_net; do
+			ko=$image/lib/modules/$KVER/kernel/$m.ko
+			if [[ -f $ko.xz ]]; then
+				xz -dc "$ko.xz" >"$own/etc/socpmu/net/${m##*/}.ko"
+			else
+				cp "$ko" "$own/etc/socpmu/net/" || die "--net: no $ko"
+			fi
+		done
+	fi
 	[[ -z $pcp ]] || add_pcp "$vmdir/pcp"
 	{
 		cat "$base"
