@@ -17,7 +17,8 @@
 #      terms split at ',', each value read by strtoul base 16, shifted to
 #      the low bit of its format term; a term format/ lacks drops the PMU),
 #      encodes the config, config1 and config2 perf opens it with
-#      (perf stat -vvv prints each event's perf_event_attr)
+#      (perf stat -vvv prints each event's perf_event_attr); compared as
+#      decimal numbers
 #   d. the shipped [dynamic] lines (share/socpmu/pcp/perfevent-socpmu.conf)
 #      for this PMU name only events it has, none of which has another of
 #      its events as a prefix (perfevent opens those too)
@@ -26,7 +27,6 @@
 
 SIM=/sys/devices/socpmu_sim
 BUS=/sys/bus/event_source/devices
-SIMDBG=/sys/kernel/debug/socpmu_sim
 CONF=${PCP_SOCPMU_CONF:-/usr/share/socpmu/pcp/perfevent-socpmu.conf}
 NTESTS=20
 
@@ -142,8 +142,8 @@ check_names() {
 	fi
 }
 
-# pcp_encode PMU EVENT: ENC = "config config1 config2" as perfevent
-# computes them, or "drop: WHY" when perfevent would drop the PMU; the
+# pcp_encode PMU EVENT: ENC = "config config1 config2" (decimal) as
+# perfevent computes them, or "drop: WHY" when perfevent would drop the PMU; the
 # format terms come from FMT_<term> (load_format)
 pcp_encode() {
 	c0=0 c1=0 c2=0
@@ -171,7 +171,7 @@ pcp_encode() {
 		*) c0=$((c0 | (HEX << lo))) ;;
 		esac
 	done
-	ENC=$(printf '%#x %#x %#x' "$c0" "$c1" "$c2")
+	ENC="$c0 $c1 $c2"	# decimal: no subshell
 }
 
 # load_format PMU: FMT_<term> = the contents of each format/<term>
@@ -206,27 +206,32 @@ check_aliases() {
 		ev != "" && /config1 }/ { c1 = $NF }
 		ev != "" && /config2 }/ { c2 = $NF }
 		END { if (ev != "") print ev, c0, c1, c2 }' "$TMP/perf.$PMU" > "$TMP/enc.$PMU"
+	# perf's encodings as PE_<event>="config config1 config2"
+	# shellcheck disable=SC2034 # b and c are read in the eval
+	while read -r name a b c; do
+		e=${name#"$PMU/"}
+		e=${e%/}
+		case $e in *[!a-z0-9_]*) continue ;; esac
+		eval "PE_$e=\"\$((a)) \$((b)) \$((c))\""
+	done < "$TMP/enc.$PMU"
 	nev=0 nbad=0 example=""
 	for e in $evs; do
 		nev=$((nev + 1))
 		pcp_encode "$PMU" "$e"
-		pcp=$ENC
-		perf=""
-		while read -r name a b c; do
-			[ "$name" = "$PMU/$e/" ] && perf="$a $b $c"
-		done < "$TMP/enc.$PMU"
-		[ -n "$example" ] || [ -z "$perf" ] || example="$PMU/$e/ = $(head -n 1 "$BUS/$PMU/events/$e"): $pcp"
+		eval "perf=\${PE_$e:-}"
+		unset "PE_$e"
+		[ -n "$example" ] || [ -z "$perf" ] ||
+			example="$PMU/$e/ = $(head -n 1 "$BUS/$PMU/events/$e"): $ENC"
 		if [ -z "$perf" ]; then
 			bad="perf did not open it"
+		elif [ "$ENC" != "$perf" ]; then
+			bad="perf $perf"
 		else
-			# shellcheck disable=SC2086 # three numbers
-			set -- $perf
 			bad=""
-			[ "$pcp" = "$(printf '%#x %#x %#x' "$1" "$2" "$3")" ] || bad="perf $perf"
 		fi
 		if [ -n "$bad" ]; then
 			nbad=$((nbad + 1))
-			[ $nbad -le 5 ] && diag "$PMU/$e ($(head -n 1 "$BUS/$PMU/events/$e")): perfevent $pcp, $bad"
+			[ $nbad -le 5 ] && diag "$PMU/$e ($(head -n 1 "$BUS/$PMU/events/$e")): perfevent $ENC, $bad"
 		fi
 	done
 	diag "e.g. $example"
@@ -246,7 +251,9 @@ check_conf() {
 		return
 	fi
 	grep "^$1\." "$CONF" | sed "s/^$1\.//" > "$TMP/conf.$1"
-	ls "$BUS/$1/events" | grep -v '\.' > "$TMP/events.$1"
+	for f in "$BUS/$1"/events/*; do
+		case ${f##*/} in *.*) ;; *) echo "${f##*/}" ;; esac
+	done > "$TMP/events.$1"
 	bad="" nconf=0
 	while read -r c; do
 		nconf=$((nconf + 1))
