@@ -19,7 +19,7 @@
 #                    pmrep replays the archive: the rates of FPU and packer
 #                    activity per cycle, 80 % and 40 % in every interval
 # Skipped where the host has no pcp package (never on Debian 12: make deps
-# installs it). Set FLEET_TIMEOUT (seconds, default 900) for the VM;
+# installs it). Set FLEET_TIMEOUT (seconds, default 540: within run_all.sh's 600 s per host test) for the VM;
 # FLEET_KEEP=DIR keeps the archive, pmproxy's output and the VM running
 # for 10 minutes at the end, to look into a failure.
 set -u
@@ -104,10 +104,10 @@ sleep 1200
 mkdir -p "$vmdir"
 rm -f "$vmdir/console.log"	# a last run's READY line is not this one's
 VM_DIR=$vmdir setsid "$top/tools/vm/run-vm.sh" --quiet --pcp --net "$port" \
-	--timeout "${FLEET_TIMEOUT:-900}" -- sh -c "$guest" >"$tmp/run-vm.out" 2>&1 &
+	--timeout "${FLEET_TIMEOUT:-540}" -- sh -c "$guest" >"$tmp/run-vm.out" 2>&1 &
 vm_pid=$!
 pmu=""
-for ((i = 0; i < ${FLEET_TIMEOUT:-900}; i++)); do
+for ((i = 0; i < ${FLEET_TIMEOUT:-540}; i++)); do
 	pmu=$(sed -n 's/^FLEET-READY pmu=\([a-z0-9_]*\).*/\1/p' "$vmdir/console.log" 2>/dev/null | tr -d '\r')
 	[[ -n $pmu ]] && break
 	kill -0 "$vm_pid" 2>/dev/null || break
