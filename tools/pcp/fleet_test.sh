@@ -19,7 +19,8 @@
 #                    pmrep replays the archive: the rates of FPU and packer
 #                    activity per cycle, 80 % and 40 % in every interval
 # Skipped where the host has no pcp package (never on Debian 12: make deps
-# installs it). Set FLEET_TIMEOUT (seconds, default 540: within run_all.sh's 600 s per host test) for the VM;
+# installs it). Set FLEET_TIMEOUT (seconds, default 540: within run_all.sh's
+# 600 s per host test) for the VM;
 # FLEET_KEEP=DIR keeps the archive, pmproxy's output and the VM running
 # for 10 minutes at the end, to look into a failure.
 set -u
