@@ -213,7 +213,7 @@ run_vm_suite() {
 	mkdir -p "$dir"
 	rm -f "$dir/status" "$dir/console.log" "$dir/handed"
 	VM_DIR=$dir "$here/run-vm.sh" --quiet --timeout "${VM_TIMEOUT:-1800}" --queue "$queue" \
-		--append norandmaps -- \
+		--pcp --append norandmaps -- \
 		/selftests/run_all.sh -m -l "VM" -q /dev/ttyS1 >"$dir/suite.out" 2>&1 || rc=$?
 	echo "$rc" >"$dir/status"
 }

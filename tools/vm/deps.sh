@@ -86,7 +86,7 @@ resolve() {
 	[[ -n $kver ]] || return 1
 	pkgs=("linux-headers-$kver" qemu-system-x86 busybox-static linux-perf libpfm4-dev
 	      sparse "linux-source-$SERIES" gcc libc6-dev make xz-utils zstd cpio kmod
-	      flex bison libelf-dev patch python3-docutils dkms ccache)
+	      flex bison libelf-dev patch python3-docutils dkms ccache pcp)
 	declare -A ok=()
 	while read -r p st; do
 		[[ $st != ii* ]] || ok[$p]=1
@@ -166,7 +166,17 @@ fi
 if ((${#missing[@]})); then
 	need_root "installing ${missing[*]}"
 	say "installing ${missing[*]}"
-	apt-get install -y -q --no-install-recommends "${missing[@]}"
+	# pcp's postinst starts pmcd and pmlogger with systemctl, which fails
+	# where systemd is not running (a container): there, a systemctl that
+	# does nothing stands in while the packages are configured.
+	if [[ ! -d /run/systemd/system ]]; then
+		cache_tmpdir
+		printf '#!/bin/sh\nexit 0\n' >"${tmpdirs[-1]}/systemctl"
+		chmod +x "${tmpdirs[-1]}/systemctl"
+		PATH=${tmpdirs[-1]}:$PATH apt-get install -y -q --no-install-recommends "${missing[@]}"
+	else
+		apt-get install -y -q --no-install-recommends "${missing[@]}"
+	fi
 fi
 [[ -z $need_image ]] || fetch_image
 [[ -z $need_vmlinux ]] || vmlinux_of

@@ -2,7 +2,7 @@
 # run-vm.sh - run one command in a throw-away VM and pass its exit status on.
 #
 # Usage: tools/vm/run-vm.sh [--timeout S] [--append ARGS] [--dir DIR] [--quiet]
-#                           [--queue FILE] -- CMD [ARG...]
+#                           [--queue FILE] [--pcp] [--net PORT] -- CMD [ARG...]
 #        tools/vm/run-vm.sh --interactive [--append ARGS] [--dir DIR]
 #   --timeout S    give up after S seconds (default 300)
 #   --append ARGS  more kernel command line, e.g. loglevel=8 to see every
@@ -16,6 +16,14 @@
 #                  share FILE), then with an empty line once FILE is empty
 #                  (suites.sh's serve_queue; run_all.sh -q). The lines
 #                  handed out are kept in DIR/handed.
+#   --pcp          add the host's Performance Co-Pilot (Debian's pcp: pmcd,
+#                  the perfevent PMDA, pminfo, pmval, their configuration
+#                  and libraries; see add_pcp) for selftests/pcp
+#   --net PORT     a network card (QEMU user networking, virtio) whose guest
+#                  port 44321 (pmcd) is forwarded from 127.0.0.1:PORT on the
+#                  host; its modules (failover, net_failover, virtio_net,
+#                  decompressed) are in the guest's /etc/socpmu/net/ for the
+#                  command to insmod in that order
 #   --interactive  a shell on the console (this terminal, or stdin's lines)
 #                  with every module loaded and a simulated device of every
 #                  type (tools/vm/session.sh); `exit` powers the VM off
@@ -101,6 +109,8 @@ append=
 quiet=
 interactive=
 queue=
+pcp=
+net=
 while (($#)); do
 	case $1 in
 	--timeout) timeout_s=${2:?}; shift 2 ;;
@@ -109,6 +119,8 @@ while (($#)); do
 	--quiet) quiet=1; shift ;;
 	--interactive) interactive=1; shift ;;
 	--queue) queue=${2:?}; shift 2 ;;
+	--pcp) pcp=1; shift ;;
+	--net) net=${2:?}; shift 2 ;;
 	--) shift; break ;;
 	*) usage ;;
 	esac
@@ -159,6 +171,7 @@ copy_libs() {
 	fi
 	grep -o '/[^ ]*' <<<"$out" | while read -r lib; do
 		[[ $lib == "$stage"/* ]] && continue # found in the VM tree itself ($ORIGIN)
+		[[ -z ${base_root:-} || ! -e $base_root$lib ]] || continue # in the base archive
 		[[ -e $stage$lib ]] || install -D -m 0755 "$lib" "$stage$lib"
 	done
 }
@@ -231,6 +244,46 @@ build_base() {
 	newc_of "$stage" >"$base"
 }
 
+# PCP_FILES: what --pcp adds of the host's pcp package (its libraries come
+# along); /etc/pcp/perfevent/perfevent.conf is Debian's, which the test
+# merges the socpmu lines into (socpmu-pcp-setup), as a user would.
+PCP_FILES=(/etc/pcp.conf /etc/pcp.env /etc/pcp/perfevent/perfevent.conf
+	/usr/lib/pcp/bin/pmcd /usr/lib/pcp/bin/pmcpp /usr/lib/pcp/pmdas/perfevent/pmdaperfevent
+	/usr/lib/pcp/pmdas/perfevent/help /usr/lib/pcp/pmdas/perfevent/pmns
+	/usr/lib/pcp/pmdas/perfevent/domain.h /var/lib/pcp/pmdas/perfevent/perfevent.conf
+	/usr/bin/pminfo /usr/bin/pmval /usr/bin/pmprobe
+	/usr/lib/pcp/pmdas/pmcd/pmda_pmcd.so /var/lib/pcp/pmdas/pmcd/pmda_pmcd.so
+	/var/lib/pcp/pmns/root_pmcd /usr/lib/pcp/pmns/root_pmcd)
+
+# add_pcp DIR: PCP_FILES (links as links) and their libraries into DIR, or,
+# if the host has no pcp, DIR/etc/socpmu/no-pcp saying why (the test skips);
+# on Debian 12, where the package is there to install, that is an error.
+# Kept as DIR.cpio, made again when the host's packages change. It is an
+# archive of its own, so the VMs that do not ask for it boot as before.
+add_pcp() {
+	local dir=$1 f key
+	# the host's packages, this script, the base (libraries it has are left out)
+	key=$({ stat -c '%n %s %Y' /var/lib/dpkg/status "${BASH_SOURCE[0]}"; cat "$base.key"; } |
+		b2sum | cut -c1-32)
+	[[ -f $dir.cpio && $(cat "$dir.key" 2>/dev/null) == "$key" ]] && return 0
+	rm -rf "$dir" "$dir.cpio" "$dir.key"
+	mkdir -p "$dir/etc/socpmu"
+	if [[ ! -x /usr/lib/pcp/bin/pmcd || ! -x /usr/lib/pcp/pmdas/perfevent/pmdaperfevent ]]; then
+		if grep -qs '^VERSION_ID="12"' /etc/os-release && grep -qs '^ID=debian' /etc/os-release; then
+			die "--pcp: the host has no pcp (Debian 12 has it: run 'make deps')"
+		fi
+		echo "the host has no Debian pcp package (pmcd, perfevent PMDA)" >"$dir/etc/socpmu/no-pcp"
+	else
+		for f in "${PCP_FILES[@]}"; do
+			mkdir -p "$dir$(dirname "$f")"
+			cp -a "$f" "$dir$f"
+			if is_elf "$f"; then (stage=$dir base_root=$vmdir/root; copy_libs "$f"); fi
+		done
+	fi
+	newc_of "$dir" >"$dir.cpio"
+	echo "$key" >"$dir.key"
+}
+
 # build_initramfs CMD...: the base archive (built again only when what it is
 # made of changed: it takes a second, most of it in ldd) followed by an
 # archive of this run's own files in /etc/socpmu: the token of its start and
@@ -249,8 +302,22 @@ build_initramfs() {
 	echo "$token" >"$own/etc/socpmu/token"
 	quote_words "$@" >"$own/etc/socpmu/cmd"
 	[[ -z $interactive ]] || touch "$own/etc/socpmu/interactive"
+	if [[ -n $net ]]; then
+		local m ko
+		mkdir -p "$own/etc/socpmu/net"
+		for m in net/core/failover drivers/net/net_failover drivers/net/virtio_net; do
+			ko=$image/lib/modules/$KVER/kernel/$m.ko
+			if [[ -f $ko.xz ]]; then
+				xz -dc "$ko.xz" >"$own/etc/socpmu/net/${m##*/}.ko"
+			else
+				cp "$ko" "$own/etc/socpmu/net/" || die "--net: no $ko"
+			fi
+		done
+	fi
+	[[ -z $pcp ]] || add_pcp "$vmdir/pcp"
 	{
 		cat "$base"
+		[[ -z $pcp ]] || cat "$vmdir/pcp.cpio"
 		newc_of "$own"
 	} >"$initrd"
 }
@@ -275,7 +342,10 @@ t1=${EPOCHREALTIME/,/.}
 # reported a problem: a soft lockup or a hung task would otherwise hold it
 # until the time limit, while the grace lets a run with a mere warning finish.
 qemu_args() {
-	echo -M q35 -accel tcg,thread=single -bios qboot.rom -vga none -nic none -smp 2 -m 1G \
+	local nic="-nic none"
+	# user networking: only 127.0.0.1 of the host reaches the guest's pmcd
+	[[ -z $net ]] || nic="-nic user,model=virtio-net-pci,hostfwd=tcp:127.0.0.1:$net-:44321"
+	echo -M q35 -accel tcg,thread=single -bios qboot.rom -vga none $nic -smp 2 -m 1G \
 		-nographic -no-reboot
 	# ttyS0 as -nographic has it alone, ttyS1 the queue's
 	[[ -z $queue ]] || echo -serial mon:stdio -serial "pipe:$vmdir/queue"
