@@ -69,29 +69,8 @@ trap cleanup EXIT
 trap 'cleanup; exit 1' INT TERM
 mkdir -p "$TMP" || skip_all "cannot create $TMP"
 
-pmu_ids() { for p in "$BUS"/*; do echo "${p##*/}:$(stat -c %i "$p/type" 2>/dev/null)"; done; }
-
-# new_device NAME PREFIX SPEC: create a sim device, set NEWPMU to its PMU
-new_device() {
-	NEWPMU=""
-	echo "$1" > "$SIM/del_device" 2>/dev/null
-	before=$(pmu_ids)
-	echo "$3" > "$SIM/new_device" || return 1
-	created="$created $1"
-	tries=0
-	while [ $tries -lt 500 ]; do
-		for p in $(pmu_ids); do
-			case $p in "$2"*) ;; *) continue ;; esac
-			if ! echo "$before" | grep -qx "$p"; then
-				NEWPMU=${p%%:*}
-				return 0
-			fi
-		done
-		tries=$((tries + 1))
-		sleep 0.01 2>/dev/null || sleep 1
-	done
-	return 1
-}
+# pmu_ids, new_device NAME PREFIX SPEC (sets NEWPMU)
+. "$(dirname "$0")/../lib/sim_device.shlib"
 
 # pcp_hex VALUE: HEX = VALUE as strtoul(VALUE, NULL, 16) reads it (no
 # sign: our aliases have none), in decimal. No subshell: this runs for

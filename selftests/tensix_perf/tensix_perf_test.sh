@@ -128,35 +128,10 @@ trap cleanup EXIT
 trap 'cleanup; exit 1' INT TERM
 mkdir -p "$TMP" || fail_all "cannot create $TMP"
 
-# The tensix PMUs as NAME:INODE of their type file: a dead PMU's name taken
-# again by a new PMU is a new entry
-pmus() {
-	for p in "$BUS"/tensix_[0-9]*; do
-		[ -e "$p" ] && echo "${p##*/}:$(stat -c %i "$p/type")"
-	done
-}
-
-# new_device NAME CORES ARCH: create a sim device, set NEWPMU to its PMU
-new_device() {
-	NEWPMU=""
-	# A device left over by an interrupted run
-	echo "$1" > "$SIM/del_device" 2>/dev/null
-	before=$(pmus)
-	echo "tensix name=$1 cores=$2 arch=$3" > "$SIM/new_device" || return 1
-	created="$created $1"
-	tries=0
-	while [ $tries -lt 500 ]; do
-		for p in $(pmus); do
-			if ! echo "$before" | grep -qx "$p"; then
-				NEWPMU=${p%%:*}
-				return 0
-			fi
-		done
-		tries=$((tries + 1))
-		sleep 0.01 2>/dev/null || sleep 1
-	done
-	return 1
-}
+# pmu_ids, new_device NAME PREFIX SPEC (sets NEWPMU)
+. "$(dirname "$0")/../lib/sim_device.shlib"
+# new_tensix NAME CORES ARCH: a Tensix device, NEWPMU its PMU
+new_tensix() { new_device "$1" tensix_ "tensix name=$1 cores=$2 arch=$3"; }
 
 # ---- workloads: per-core amounts of every counter the metrics use ----
 
@@ -517,7 +492,7 @@ EOF
 
 # ---- tests ----
 
-new_device $DEV 2 wormhole || fail_all "cannot create sim device $DEV"
+new_tensix $DEV 2 wormhole || fail_all "cannot create sim device $DEV"
 PMU=$NEWPMU
 diag "device $DEV -> $PMU"
 
@@ -572,7 +547,7 @@ run_workload idle wl_idle $DEV "$PMU" all 0 80 80 32
 result "idle_all_na" $?
 
 # 9: blackhole bandwidth table (identifier "blackhole"): 256 B NoC word, 120 B/cyc
-new_device $DEV_BH 1 blackhole
+new_tensix $DEV_BH 1 blackhole
 PMU_BH=$NEWPMU
 if [ -n "$PMU_BH" ]; then
 	diag "device $DEV_BH -> $PMU_BH"
@@ -1082,8 +1057,8 @@ result "bound_busiest_unit" $st
 # fpu_utilization 0.8, 0.5, n/a (no cycles), and 0.65 over all chips, which
 # is the sum's counts over the sum's cycles; --pmu all has them too.
 st=0
-new_device $DEV2 2 wormhole && PMU2=$NEWPMU
-new_device $DEV3 1 wormhole && PMU3=$NEWPMU
+new_tensix $DEV2 2 wormhole && PMU2=$NEWPMU
+new_tensix $DEV3 1 wormhole && PMU3=$NEWPMU
 if [ -z "${PMU2:-}" ] || [ -z "${PMU3:-}" ]; then
 	diag "cannot create $DEV2/$DEV3"
 	st=1

@@ -191,7 +191,7 @@ quote_words() {
 base_key() {
 	local perf=$1 inputs
 	inputs=("${BASH_SOURCE[0]}" "$here"/{init,demo,session}.sh "$busybox" "$perf"
-		"$top/selftests/run_all.sh" "$top"/selftests/*/*.sh "$top/.build/selftests"
+		"$top/selftests/run_all.sh" "$top"/selftests/*/*.sh "$top"/selftests/lib/*.shlib "$top/.build/selftests"
 		"$top/.build/tools-root" "$image/lib/modules/$KVER"/modules.{builtin,builtin.modinfo,order})
 	{
 		echo "$KVER $perf"
@@ -224,6 +224,11 @@ build_base() {
 	for f in "$top"/.build/selftests/*/* "$top"/selftests/*/*.sh; do
 		[[ -f $f && ($f == *.sh || -x $f) ]] || continue # skips the .d files
 		install -D -m 0755 "$f" "$stage/selftests/$(basename "$(dirname "$f")")/${f##*/}"
+	done
+	# the shell tests' library, sourced, never run (run_all.sh runs *.sh and
+	# executables only)
+	for f in "$top"/selftests/lib/*.shlib; do
+		install -D -m 0644 "$f" "$stage/selftests/lib/${f##*/}"
 	done
 	if [[ -d $top/.build/tools-root ]]; then
 		cp -a "$top/.build/tools-root/." "$stage/"
