@@ -22,10 +22,16 @@
  * sample, their fixed counter.
  * OpenSBI hands the fixed cycle and instret counters to every caller that
  * asks (they are never exclusive, riscv_pmu_sbi may be counting on them):
- * this driver never clears, stops or resets them, it reads them
- * free-running and counts the difference. riscv_pmu_sbi does stop them,
- * and rewrites them when it starts them again: a rewrite is seen for what
- * it is (hpm_rewritten()) and adds nothing. Programmable counters are ours
+ * this driver never clears or resets them, and leaves their run state as
+ * it found it. riscv_pmu_sbi stops them when perf schedules its event out
+ * and, starting them again, writes the value they had then, which OpenSBI
+ * takes only while the counter is stopped. So does this driver (see
+ * hpm_restart()): the events of both drivers on one task stop and start
+ * together, whoever comes first writes a value both agree on, and the
+ * base of our count is read after our start. A rewrite under a running
+ * event of ours (another context's event of riscv_pmu_sbi on this hart)
+ * is seen for what it is (hpm_rewritten()), adds nothing and is reported,
+ * never from the scheduler's locks. Programmable counters are ours
  * alone once matched. Any number of events can read the time CSR, which
  * needs no allocation (OpenSBI does not map counter 1). Counts are 64-bit
  * in software: a per-CPU hrtimer reads the running counters often enough
@@ -59,6 +65,7 @@
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
 #include <linux/idr.h>
+#include <linux/irq_work.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/mod_devicetable.h>
@@ -96,6 +103,8 @@ struct sifive_hpm;
  *	and removal
  * @events: the event on each counter this PMU holds
  * @used: the counters this PMU holds on this CPU
+ * @started: the fixed counters our start found stopped and started, which
+ *	our stop stops again
  * @poll: reads the running counters before they can wrap twice, but for
  *	counters too fast for it (kept by the overflow interrupt)
  * @time_events: the timestamp events added on this CPU (through their
@@ -105,6 +114,7 @@ struct sifive_hpm;
 struct hpm_cpu {
 	struct perf_event *events[SIFIVE_HPM_MAX_COUNTERS];
 	unsigned long used;
+	unsigned long started;
 	struct list_head time_events;
 	struct hrtimer poll;
 	struct sifive_hpm *hpm;
@@ -137,6 +147,8 @@ struct hpm_cpu {
  * @life: its events, the pin of the module for software events left in its
  *	contexts, and its freeing once removed (socpmu core)
  * @node: instance of the CPU hotplug state
+ * @rewrites: rewrites of the cycle and instret counters not reported yet
+ * @rewrite_work: reports them (not from the scheduler's locks)
  */
 struct sifive_hpm {
 	struct pmu pmu;
@@ -160,6 +172,8 @@ struct sifive_hpm {
 	bool dead;
 	struct socpmu_life life;
 	struct hlist_node node;
+	atomic_t rewrites[2];
+	struct irq_work rewrite_work;
 };
 
 static DEFINE_IDA(hpm_ida);
@@ -390,6 +404,8 @@ static int hpm_event_init(struct perf_event *event)
 		goto err;
 
 	hwc->idx = -1;
+	/* A fixed counter's first start value: riscv_pmu_sbi's (hpm_restart()) */
+	local64_set(&hwc->prev_count, BIT_ULL(63));
 	hwc->event_base = SIFIVE_HPM_EVENT_IDX(hpm_ev_type(event), hpm_ev_code(event));
 	hwc->config = event->attr.config1;
 	hwc->config_base = 0;
@@ -437,6 +453,17 @@ static bool hpm_rewritten(const struct sifive_hpm *hpm, int idx, u64 delta)
 	return hpm_idx_fixed(idx) && hpm->width_mask[idx] == U64_MAX && delta >= BIT_ULL(62);
 }
 
+/* The report of hpm_event_update()'s rewrites, out of the scheduler's locks */
+static void hpm_rewrite_report(struct irq_work *work)
+{
+	struct sifive_hpm *hpm = container_of(work, struct sifive_hpm, rewrite_work);
+	int cyc = atomic_xchg(&hpm->rewrites[0], 0), ins = atomic_xchg(&hpm->rewrites[1], 0);
+
+	if (cyc || ins)
+		pr_warn_ratelimited("%s: another SBI user rewrote the cycle (%d times) or instret (%d times) counter under a running event (riscv_pmu_sbi counting on it from another context?): counts since the last read lost\n",
+				    hpm->name, cyc, ins);
+}
+
 /* Fold the counter's progress since the last look into the 64-bit count */
 static void hpm_event_update(struct sifive_hpm *hpm, struct perf_event *event)
 {
@@ -445,11 +472,15 @@ static void hpm_event_update(struct sifive_hpm *hpm, struct perf_event *event)
 	u64 now = hpm->ops->read(hpm->ctx, hwc->idx);
 	u64 delta = (now - prev) & hpm->width_mask[hwc->idx];
 
-	/* What the counter did since the last read is lost: say so, add no jump */
+	/*
+	 * What the counter did since the last read is lost: add no jump, and
+	 * say so from an irq_work. This runs under the scheduler's run-queue
+	 * lock (perf's schedule-out): a console write from here can wake a tty
+	 * writer on this run queue and deadlock the hart (issue 42).
+	 */
 	if (hpm_rewritten(hpm, hwc->idx, delta)) {
-		pr_warn_ratelimited("%s: CPU %d: another SBI user rewrote the %s counter (riscv_pmu_sbi counting it too?): counts since the last read lost\n",
-				    hpm->name, smp_processor_id(),
-				    hwc->idx == SIFIVE_HPM_CTR_CYCLE ? "cycle" : "instret");
+		atomic_inc(&hpm->rewrites[hwc->idx == SIFIVE_HPM_CTR_INSTRET]);
+		irq_work_queue(&hpm->rewrite_work);
 		delta = 0;
 	}
 	local64_set(&hwc->prev_count, now);
@@ -530,13 +561,23 @@ static u64 hpm_set_period(struct sifive_hpm *hpm, struct perf_event *event)
  * alone: it starts from a value we set, for a sampling event -(what is left
  * of its period) (hpm_set_period()), else 0, or with overflow interrupts
  * half way to its wrap, so that the interrupt comes while the modular
- * difference to the start value is still the true count. A fixed counter
- * is never written: it may be running for another user already (the
- * firmware then answers "already started", which is fine); it is started
- * so that it counts, never stopped, and its value once running is the base.
+ * difference to the start value is still the true count.
+ *
+ * A fixed counter is shared with riscv_pmu_sbi, which writes it whenever it
+ * starts it stopped: with the value it had when riscv_pmu_sbi stopped it.
+ * We start it the same way, with our last value (prev_count; 2^63 for a new
+ * event, riscv_pmu_sbi's start value), which OpenSBI writes only if the
+ * counter is stopped; if it runs already (another user's, or a write of
+ * riscv_pmu_sbi's that came first) it keeps its value. Either way the base
+ * is read after the start, so a write that comes first costs nothing; one
+ * of riscv_pmu_sbi's after ours does not come (the counter runs). A counter
+ * we found stopped is ours to stop again (hpm_stop()): its run state is
+ * left as we found it, and riscv_pmu_sbi then writes its own value when it
+ * starts it again.
  */
 static void hpm_restart(struct sifive_hpm *hpm, struct perf_event *event)
 {
+	struct hpm_cpu *cpuc = this_cpu_ptr(hpm->cpus);
 	struct hw_perf_event *hwc = &event->hw;
 	u64 ival = 0;
 
@@ -549,8 +590,10 @@ static void hpm_restart(struct sifive_hpm *hpm, struct perf_event *event)
 		hpm->ops->start(hpm->ctx, hwc->idx, 1, SIFIVE_HPM_START_FLAG_SET_INIT_VALUE, ival);
 		return;
 	}
-	if (hwc->idx != SIFIVE_HPM_CTR_TIME)
-		hpm->ops->start(hpm->ctx, hwc->idx, 1, 0, 0);
+	if (hwc->idx != SIFIVE_HPM_CTR_TIME &&
+	    !hpm->ops->start(hpm->ctx, hwc->idx, 1, SIFIVE_HPM_START_FLAG_SET_INIT_VALUE,
+			     local64_read(&hwc->prev_count)))
+		__set_bit(hwc->idx, &cpuc->started);
 	local64_set(&hwc->prev_count, hpm->ops->read(hpm->ctx, hwc->idx));
 }
 
@@ -576,8 +619,9 @@ static void hpm_stop(struct perf_event *event, int flags)
 	hwc->state |= PERF_HES_STOPPED;
 	if (READ_ONCE(hpm->dead))
 		return;
-	/* Never stop a shared fixed counter: its last value ends our count */
-	if (hwc->idx >= SIFIVE_HPM_CTR_HPM0)
+	/* A shared fixed counter is stopped only if we started it (hpm_restart()) */
+	if (hwc->idx >= SIFIVE_HPM_CTR_HPM0 ||
+	    (hwc->idx >= 0 && __test_and_clear_bit(hwc->idx, &this_cpu_ptr(hpm->cpus)->started)))
 		hpm->ops->stop(hpm->ctx, hwc->idx, 1, 0);
 	hpm_event_update(hpm, event);
 	hwc->state |= PERF_HES_UPTODATE;
@@ -636,6 +680,7 @@ static void hpm_del(struct perf_event *event, int flags)
 			hpm->ops->stop(hpm->ctx, idx, 1, SIFIVE_HPM_STOP_FLAG_RESET);
 		cpuc->events[idx] = NULL;
 		__clear_bit(idx, &cpuc->used);
+		__clear_bit(idx, &cpuc->started);
 	}
 	hwc->idx = -1;
 	perf_event_update_userpage(event);
@@ -1151,6 +1196,7 @@ static void hpm_release(struct socpmu_life *life)
 	for_each_possible_cpu(cpu)
 		hrtimer_cancel(&per_cpu_ptr(hpm->pmu.cpu_pmu_context, cpu)->hrtimer);
 	perf_pmu_unregister(&hpm->pmu);
+	irq_work_sync(&hpm->rewrite_work);
 	free_percpu(hpm->cpus);
 	ida_free(&hpm_ida, hpm->id);
 	/* Under fault injection, a use of the freed PMU (pmu.module...) faults */
@@ -1213,6 +1259,7 @@ static int hpm_probe(struct platform_device *pdev)
 	if (cpu < nr_cpu_ids)
 		smp_call_function_single(cpu, hpm_check_events, hpm, 1);
 
+	init_irq_work(&hpm->rewrite_work, hpm_rewrite_report);
 	hpm->cpus = alloc_percpu(struct hpm_cpu);
 	ret = -ENOMEM;
 	if (!hpm->cpus)
