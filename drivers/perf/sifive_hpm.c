@@ -22,16 +22,12 @@
  * sample, their fixed counter.
  * OpenSBI hands the fixed cycle and instret counters to every caller that
  * asks (they are never exclusive, riscv_pmu_sbi may be counting on them):
- * this driver never clears or resets them, and leaves their run state as
- * it found it. riscv_pmu_sbi stops them when perf schedules its event out
- * and, starting them again, writes the value they had then, which OpenSBI
- * takes only while the counter is stopped. So does this driver (see
- * hpm_restart()): the events of both drivers on one task stop and start
- * together, whoever comes first writes a value both agree on, and the
- * base of our count is read after our start. A rewrite under a running
- * event of ours (another context's event of riscv_pmu_sbi on this hart)
- * is seen for what it is (hpm_rewritten()), adds nothing and is reported,
- * never from the scheduler's locks. Programmable counters are ours
+ * this driver never clears, stops or resets them, it reads them
+ * free-running and counts the difference. riscv_pmu_sbi does stop them,
+ * and rewrites them when it starts them again: a rewrite is seen for what
+ * it is (hpm_rewritten()), adds nothing and is reported, never from the
+ * scheduler's locks (issue 42: open, see
+ * Documentation/admin-guide/perf/sifive-hpm.rst). Programmable counters are ours
  * alone once matched. Any number of events can read the time CSR, which
  * needs no allocation (OpenSBI does not map counter 1). Counts are 64-bit
  * in software: a per-CPU hrtimer reads the running counters often enough
@@ -103,8 +99,6 @@ struct sifive_hpm;
  *	and removal
  * @events: the event on each counter this PMU holds
  * @used: the counters this PMU holds on this CPU
- * @started: the fixed counters our start found stopped and started, which
- *	our stop stops again
  * @poll: reads the running counters before they can wrap twice, but for
  *	counters too fast for it (kept by the overflow interrupt)
  * @time_events: the timestamp events added on this CPU (through their
@@ -114,7 +108,6 @@ struct sifive_hpm;
 struct hpm_cpu {
 	struct perf_event *events[SIFIVE_HPM_MAX_COUNTERS];
 	unsigned long used;
-	unsigned long started;
 	struct list_head time_events;
 	struct hrtimer poll;
 	struct sifive_hpm *hpm;
@@ -404,8 +397,6 @@ static int hpm_event_init(struct perf_event *event)
 		goto err;
 
 	hwc->idx = -1;
-	/* A fixed counter's first start value: riscv_pmu_sbi's (hpm_restart()) */
-	local64_set(&hwc->prev_count, BIT_ULL(63));
 	hwc->event_base = SIFIVE_HPM_EVENT_IDX(hpm_ev_type(event), hpm_ev_code(event));
 	hwc->config = event->attr.config1;
 	hwc->config_base = 0;
@@ -561,23 +552,13 @@ static u64 hpm_set_period(struct sifive_hpm *hpm, struct perf_event *event)
  * alone: it starts from a value we set, for a sampling event -(what is left
  * of its period) (hpm_set_period()), else 0, or with overflow interrupts
  * half way to its wrap, so that the interrupt comes while the modular
- * difference to the start value is still the true count.
- *
- * A fixed counter is shared with riscv_pmu_sbi, which writes it whenever it
- * starts it stopped: with the value it had when riscv_pmu_sbi stopped it.
- * We start it the same way, with our last value (prev_count; 2^63 for a new
- * event, riscv_pmu_sbi's start value), which OpenSBI writes only if the
- * counter is stopped; if it runs already (another user's, or a write of
- * riscv_pmu_sbi's that came first) it keeps its value. Either way the base
- * is read after the start, so a write that comes first costs nothing; one
- * of riscv_pmu_sbi's after ours does not come (the counter runs). A counter
- * we found stopped is ours to stop again (hpm_stop()): its run state is
- * left as we found it, and riscv_pmu_sbi then writes its own value when it
- * starts it again.
+ * difference to the start value is still the true count. A fixed counter
+ * is never written: it may be running for another user already (the
+ * firmware then answers "already started", which is fine); it is started
+ * so that it counts, never stopped, and its value once running is the base.
  */
 static void hpm_restart(struct sifive_hpm *hpm, struct perf_event *event)
 {
-	struct hpm_cpu *cpuc = this_cpu_ptr(hpm->cpus);
 	struct hw_perf_event *hwc = &event->hw;
 	u64 ival = 0;
 
@@ -590,10 +571,8 @@ static void hpm_restart(struct sifive_hpm *hpm, struct perf_event *event)
 		hpm->ops->start(hpm->ctx, hwc->idx, 1, SIFIVE_HPM_START_FLAG_SET_INIT_VALUE, ival);
 		return;
 	}
-	if (hwc->idx != SIFIVE_HPM_CTR_TIME &&
-	    !hpm->ops->start(hpm->ctx, hwc->idx, 1, SIFIVE_HPM_START_FLAG_SET_INIT_VALUE,
-			     local64_read(&hwc->prev_count)))
-		__set_bit(hwc->idx, &cpuc->started);
+	if (hwc->idx != SIFIVE_HPM_CTR_TIME)
+		hpm->ops->start(hpm->ctx, hwc->idx, 1, 0, 0);
 	local64_set(&hwc->prev_count, hpm->ops->read(hpm->ctx, hwc->idx));
 }
 
@@ -619,9 +598,8 @@ static void hpm_stop(struct perf_event *event, int flags)
 	hwc->state |= PERF_HES_STOPPED;
 	if (READ_ONCE(hpm->dead))
 		return;
-	/* A shared fixed counter is stopped only if we started it (hpm_restart()) */
-	if (hwc->idx >= SIFIVE_HPM_CTR_HPM0 ||
-	    (hwc->idx >= 0 && __test_and_clear_bit(hwc->idx, &this_cpu_ptr(hpm->cpus)->started)))
+	/* Never stop a shared fixed counter: its last value ends our count */
+	if (hwc->idx >= SIFIVE_HPM_CTR_HPM0)
 		hpm->ops->stop(hpm->ctx, hwc->idx, 1, 0);
 	hpm_event_update(hpm, event);
 	hwc->state |= PERF_HES_UPTODATE;
@@ -680,7 +658,6 @@ static void hpm_del(struct perf_event *event, int flags)
 			hpm->ops->stop(hpm->ctx, idx, 1, SIFIVE_HPM_STOP_FLAG_RESET);
 		cpuc->events[idx] = NULL;
 		__clear_bit(idx, &cpuc->used);
-		__clear_bit(idx, &cpuc->started);
 	}
 	hwc->idx = -1;
 	perf_event_update_userpage(event);
