@@ -448,11 +448,15 @@ static bool hpm_rewritten(const struct sifive_hpm *hpm, int idx, u64 delta)
 static void hpm_rewrite_report(struct irq_work *work)
 {
 	struct sifive_hpm *hpm = container_of(work, struct sifive_hpm, rewrite_work);
-	int cyc = atomic_xchg(&hpm->rewrites[0], 0), ins = atomic_xchg(&hpm->rewrites[1], 0);
+	static const char *const name[] = { "cycle", "instret" };
+	int i, n;
 
-	if (cyc || ins)
-		pr_warn_ratelimited("%s: another SBI user rewrote the cycle (%d times) or instret (%d times) counter under a running event (riscv_pmu_sbi counting on it from another context?): counts since the last read lost\n",
-				    hpm->name, cyc, ins);
+	for (i = 0; i < ARRAY_SIZE(name); i++) {
+		n = atomic_xchg(&hpm->rewrites[i], 0);
+		if (n)
+			pr_warn_ratelimited("%s: another SBI user rewrote the %s counter under a running event (%d times; riscv_pmu_sbi counting on it too?): counts since the last read lost\n",
+					    hpm->name, name[i], n);
+	}
 }
 
 /* Fold the counter's progress since the last look into the 64-bit count */
