@@ -459,6 +459,36 @@ static void hpm_rewrite_report(struct irq_work *work)
 	}
 }
 
+/*
+ * A shared fixed counter that reads as rewritten may only have been stopped
+ * under our running event: riscv_pmu_sbi stops it when perf schedules its
+ * event out, and perf schedules riscv_pmu_sbi's context of a task before
+ * ours (a task's PMU contexts are sorted by PMU type), so our last read of
+ * a task's slice comes after its stop. A stopped counter holds its count on
+ * a hart, but QEMU (7.2) then reads it as the value last written to it,
+ * from the second read on: riscv_pmu_sbi's start value, before our base.
+ * Start it (configured again for our event first: riscv_pmu_sbi's stop
+ * with reset unconfigured it in OpenSBI) and read the live count; a
+ * counter that was running was rewritten for real. The counter is stopped
+ * again if our event is stopping (@event's PERF_HES_STOPPED), so that
+ * riscv_pmu_sbi finds it as it left it and writes its own value when it
+ * starts it; a running event of ours keeps it running.
+ * Return: true and the count in @now if the counter was stopped.
+ */
+static bool hpm_read_stopped(struct sifive_hpm *hpm, struct perf_event *event, u64 *now)
+{
+	struct hw_perf_event *hwc = &event->hw;
+
+	if (hpm->ops->config_matching(hpm->ctx, 0, BIT(hwc->idx), hwc->config_base,
+				      hwc->event_base, hwc->config) != hwc->idx ||
+	    hpm->ops->start(hpm->ctx, hwc->idx, 1, 0, 0))
+		return false;
+	*now = hpm->ops->read(hpm->ctx, hwc->idx);
+	if (hwc->state & PERF_HES_STOPPED)
+		hpm->ops->stop(hpm->ctx, hwc->idx, 1, 0);
+	return true;
+}
+
 /* Fold the counter's progress since the last look into the 64-bit count */
 static void hpm_event_update(struct sifive_hpm *hpm, struct perf_event *event)
 {
@@ -467,6 +497,8 @@ static void hpm_event_update(struct sifive_hpm *hpm, struct perf_event *event)
 	u64 now = hpm->ops->read(hpm->ctx, hwc->idx);
 	u64 delta = (now - prev) & hpm->width_mask[hwc->idx];
 
+	if (hpm_rewritten(hpm, hwc->idx, delta) && hpm_read_stopped(hpm, event, &now))
+		delta = (now - prev) & hpm->width_mask[hwc->idx];
 	/*
 	 * What the counter did since the last read is lost: add no jump, and
 	 * say so from an irq_work. This runs under the scheduler's run-queue
