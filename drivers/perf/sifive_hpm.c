@@ -26,8 +26,8 @@
  * free-running and counts the difference. riscv_pmu_sbi does stop them,
  * and rewrites them when it starts them again: a rewrite is seen for what
  * it is (hpm_rewritten()), adds nothing and is reported, never from the
- * scheduler's locks (issue 42: open, see
- * Documentation/admin-guide/perf/sifive-hpm.rst). Programmable counters are ours
+ * scheduler's locks; one that was only stopped under us is read live
+ * (hpm_read_stopped()). Programmable counters are ours
  * alone once matched. Any number of events can read the time CSR, which
  * needs no allocation (OpenSBI does not map counter 1). Counts are 64-bit
  * in software: a per-CPU hrtimer reads the running counters often enough
