@@ -22,13 +22,14 @@
  * sample, their fixed counter.
  * OpenSBI hands the fixed cycle and instret counters to every caller that
  * asks (they are never exclusive, riscv_pmu_sbi may be counting on them):
- * this driver never clears, stops or resets them, it reads them
- * free-running and counts the difference. riscv_pmu_sbi does stop them,
+ * this driver never clears or resets them, it reads them free-running
+ * and counts the difference, and leaves them running or stopped as it
+ * found them (hpm_restart(), hpm_stop()). riscv_pmu_sbi does stop them,
  * and rewrites them when it starts them again: a rewrite is seen for what
  * it is (hpm_rewritten()), adds nothing and is reported, never from the
  * scheduler's locks; one that was only stopped under us is read live
- * (hpm_read_stopped()). Programmable counters are ours
- * alone once matched. Any number of events can read the time CSR, which
+ * (hpm_read_stopped()). Programmable counters are ours alone once
+ * matched. Any number of events can read the time CSR, which
  * needs no allocation (OpenSBI does not map counter 1). Counts are 64-bit
  * in software: a per-CPU hrtimer reads the running counters often enough
  * to see every wrap (cancelled when its CPU goes offline, started again by
@@ -99,6 +100,8 @@ struct sifive_hpm;
  *	and removal
  * @events: the event on each counter this PMU holds
  * @used: the counters this PMU holds on this CPU
+ * @started: the fixed counters we found stopped and started, which we stop
+ *	again when our event stops (hpm_stop())
  * @poll: reads the running counters before they can wrap twice, but for
  *	counters too fast for it (kept by the overflow interrupt)
  * @time_events: the timestamp events added on this CPU (through their
@@ -108,6 +111,7 @@ struct sifive_hpm;
 struct hpm_cpu {
 	struct perf_event *events[SIFIVE_HPM_MAX_COUNTERS];
 	unsigned long used;
+	unsigned long started;
 	struct list_head time_events;
 	struct hrtimer poll;
 	struct sifive_hpm *hpm;
@@ -472,7 +476,7 @@ static void hpm_rewrite_report(struct irq_work *work)
  * counter that was running was rewritten for real. The counter is stopped
  * again if our event is stopping (@event's PERF_HES_STOPPED), so that
  * riscv_pmu_sbi finds it as it left it and writes its own value when it
- * starts it; a running event of ours keeps it running.
+ * starts it; a running event of ours keeps it running, until it stops.
  * Return: true and the count in @now if the counter was stopped.
  */
 static bool hpm_read_stopped(struct sifive_hpm *hpm, struct perf_event *event, u64 *now)
@@ -486,6 +490,8 @@ static bool hpm_read_stopped(struct sifive_hpm *hpm, struct perf_event *event, u
 	*now = hpm->ops->read(hpm->ctx, hwc->idx);
 	if (hwc->state & PERF_HES_STOPPED)
 		hpm->ops->stop(hpm->ctx, hwc->idx, 1, 0);
+	else
+		__set_bit(hwc->idx, &this_cpu_ptr(hpm->cpus)->started);
 	return true;
 }
 
@@ -591,7 +597,9 @@ static u64 hpm_set_period(struct sifive_hpm *hpm, struct perf_event *event)
  * difference to the start value is still the true count. A fixed counter
  * is never written: it may be running for another user already (the
  * firmware then answers "already started", which is fine); it is started
- * so that it counts, never stopped, and its value once running is the base.
+ * so that it counts, and its value once running is the base. One we found
+ * stopped we stop again when our event stops: riscv_pmu_sbi's next start
+ * then finds it stopped, and writes its start value.
  */
 static void hpm_restart(struct sifive_hpm *hpm, struct perf_event *event)
 {
@@ -607,8 +615,8 @@ static void hpm_restart(struct sifive_hpm *hpm, struct perf_event *event)
 		hpm->ops->start(hpm->ctx, hwc->idx, 1, SIFIVE_HPM_START_FLAG_SET_INIT_VALUE, ival);
 		return;
 	}
-	if (hwc->idx != SIFIVE_HPM_CTR_TIME)
-		hpm->ops->start(hpm->ctx, hwc->idx, 1, 0, 0);
+	if (hwc->idx != SIFIVE_HPM_CTR_TIME && !hpm->ops->start(hpm->ctx, hwc->idx, 1, 0, 0))
+		__set_bit(hwc->idx, &this_cpu_ptr(hpm->cpus)->started);
 	local64_set(&hwc->prev_count, hpm->ops->read(hpm->ctx, hwc->idx));
 }
 
@@ -634,10 +642,13 @@ static void hpm_stop(struct perf_event *event, int flags)
 	hwc->state |= PERF_HES_STOPPED;
 	if (READ_ONCE(hpm->dead))
 		return;
-	/* Never stop a shared fixed counter: its last value ends our count */
 	if (hwc->idx >= SIFIVE_HPM_CTR_HPM0)
 		hpm->ops->stop(hpm->ctx, hwc->idx, 1, 0);
 	hpm_event_update(hpm, event);
+	/* A shared fixed counter is stopped only if we started it: as we found it */
+	if (hwc->idx >= 0 && hwc->idx < SIFIVE_HPM_CTR_HPM0 &&
+	    __test_and_clear_bit(hwc->idx, &this_cpu_ptr(hpm->cpus)->started))
+		hpm->ops->stop(hpm->ctx, hwc->idx, 1, 0);
 	hwc->state |= PERF_HES_UPTODATE;
 }
 
@@ -694,6 +705,7 @@ static void hpm_del(struct perf_event *event, int flags)
 			hpm->ops->stop(hpm->ctx, idx, 1, SIFIVE_HPM_STOP_FLAG_RESET);
 		cpuc->events[idx] = NULL;
 		__clear_bit(idx, &cpuc->used);
+		__clear_bit(idx, &cpuc->started);
 	}
 	hwc->idx = -1;
 	perf_event_update_userpage(event);

@@ -311,13 +311,14 @@ TEST_F(sbi, open_close_loop_disturbs_nothing)
  * both sides of each sifive_hpm read, so that a host preemption between
  * two reads (QEMU's counters follow the host clock) widens the bounds
  * instead of failing the run. Each run prints a line: a system that
- * stops shows where in the console. With sleeps between the spins (each
- * run then has 6 schedule-outs and -ins), a run that is off is measured
- * once more, and fails only if that is off too: QEMU's fixed counters
- * follow the host clock, and riscv_pmu_sbi's own reads of a counter it
- * stopped are subject to QEMU 7.2's read of a stopped counter (see
- * sifive-hpm.rst), which sifive_hpm works around and riscv_pmu_sbi does
- * not; a count of ours that is wrong is wrong every time.
+ * stops shows where in the console. A run that is off is measured once
+ * more, and fails only if that is off too: QEMU's counters follow the host
+ * clock (with Sscofpmf too, where the two drivers count on different
+ * counters, a run of 20 was seen 2.5 % off once), and riscv_pmu_sbi's own
+ * reads of a counter it stopped are subject to QEMU 7.2's read of a
+ * stopped counter (see sifive-hpm.rst), which sifive_hpm works around and
+ * riscv_pmu_sbi does not. A count of ours that is wrong is wrong every
+ * time (before issue 42's fix: 1-20 runs of 20, and their retries).
  */
 #define PAIR_RUNS	20
 #define PAIR_TOL	0.02
@@ -446,7 +447,7 @@ TEST_F(pair, same_task_within_2_percent)
 		ASSERT_GT(GARBAGE, hi) TH_LOG("run %d: riscv_pmu_sbi counted garbage", run);
 		if ((double)dh < (double)lo * (1 - PAIR_TOL) ||
 		    (double)dh > (double)hi * (1 + PAIR_TOL)) {
-			if (variant->switches && !again) {
+			if (!again) {
 				fprintf(stderr, "# run %d: off by more than 2 %%: once more\n", run);
 				again = 1;
 				run--;
