@@ -22,11 +22,14 @@
  * sample, their fixed counter.
  * OpenSBI hands the fixed cycle and instret counters to every caller that
  * asks (they are never exclusive, riscv_pmu_sbi may be counting on them):
- * this driver never clears, stops or resets them, it reads them
- * free-running and counts the difference. riscv_pmu_sbi does stop them,
+ * this driver never clears or resets them, it reads them free-running
+ * and counts the difference, and leaves them running or stopped as it
+ * found them (hpm_restart(), hpm_stop()). riscv_pmu_sbi does stop them,
  * and rewrites them when it starts them again: a rewrite is seen for what
- * it is (hpm_rewritten()) and adds nothing. Programmable counters are ours
- * alone once matched. Any number of events can read the time CSR, which
+ * it is (hpm_rewritten()), adds nothing and is reported, never from the
+ * scheduler's locks; one that was only stopped under us is read live
+ * (hpm_read_stopped()). Programmable counters are ours alone once
+ * matched. Any number of events can read the time CSR, which
  * needs no allocation (OpenSBI does not map counter 1). Counts are 64-bit
  * in software: a per-CPU hrtimer reads the running counters often enough
  * to see every wrap (cancelled when its CPU goes offline, started again by
@@ -59,6 +62,7 @@
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
 #include <linux/idr.h>
+#include <linux/irq_work.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/mod_devicetable.h>
@@ -96,6 +100,8 @@ struct sifive_hpm;
  *	and removal
  * @events: the event on each counter this PMU holds
  * @used: the counters this PMU holds on this CPU
+ * @started: the fixed counters we found stopped and started, which we stop
+ *	again when our event stops (hpm_stop())
  * @poll: reads the running counters before they can wrap twice, but for
  *	counters too fast for it (kept by the overflow interrupt)
  * @time_events: the timestamp events added on this CPU (through their
@@ -105,6 +111,7 @@ struct sifive_hpm;
 struct hpm_cpu {
 	struct perf_event *events[SIFIVE_HPM_MAX_COUNTERS];
 	unsigned long used;
+	unsigned long started;
 	struct list_head time_events;
 	struct hrtimer poll;
 	struct sifive_hpm *hpm;
@@ -137,6 +144,8 @@ struct hpm_cpu {
  * @life: its events, the pin of the module for software events left in its
  *	contexts, and its freeing once removed (socpmu core)
  * @node: instance of the CPU hotplug state
+ * @rewrites: rewrites of the cycle and instret counters not reported yet
+ * @rewrite_work: reports them (not from the scheduler's locks)
  */
 struct sifive_hpm {
 	struct pmu pmu;
@@ -160,6 +169,8 @@ struct sifive_hpm {
 	bool dead;
 	struct socpmu_life life;
 	struct hlist_node node;
+	atomic_t rewrites[2];
+	struct irq_work rewrite_work;
 };
 
 static DEFINE_IDA(hpm_ida);
@@ -437,6 +448,53 @@ static bool hpm_rewritten(const struct sifive_hpm *hpm, int idx, u64 delta)
 	return hpm_idx_fixed(idx) && hpm->width_mask[idx] == U64_MAX && delta >= BIT_ULL(62);
 }
 
+/* The report of hpm_event_update()'s rewrites, out of the scheduler's locks */
+static void hpm_rewrite_report(struct irq_work *work)
+{
+	struct sifive_hpm *hpm = container_of(work, struct sifive_hpm, rewrite_work);
+	static const char *const name[] = { "cycle", "instret" };
+	int i, n;
+
+	for (i = 0; i < ARRAY_SIZE(name); i++) {
+		n = atomic_xchg(&hpm->rewrites[i], 0);
+		if (n)
+			pr_warn_ratelimited("%s: another SBI user rewrote the %s counter under a running event (%d times; riscv_pmu_sbi counting on it too?): counts since the last read lost\n",
+					    hpm->name, name[i], n);
+	}
+}
+
+/*
+ * A shared fixed counter that reads as rewritten may only have been stopped
+ * under our running event: riscv_pmu_sbi stops it when perf schedules its
+ * event out, and perf schedules riscv_pmu_sbi's context of a task before
+ * ours (a task's PMU contexts are sorted by PMU type), so our last read of
+ * a task's slice comes after its stop. A stopped counter holds its count on
+ * a hart, but QEMU (7.2) then reads it as the value last written to it,
+ * from the second read on: riscv_pmu_sbi's start value, before our base.
+ * Start it (configured again for our event first: riscv_pmu_sbi's stop
+ * with reset unconfigured it in OpenSBI) and read the live count; a
+ * counter that was running was rewritten for real. The counter is stopped
+ * again if our event is stopping (@event's PERF_HES_STOPPED), so that
+ * riscv_pmu_sbi finds it as it left it and writes its own value when it
+ * starts it; a running event of ours keeps it running, until it stops.
+ * Return: true and the count in @now if the counter was stopped.
+ */
+static bool hpm_read_stopped(struct sifive_hpm *hpm, struct perf_event *event, u64 *now)
+{
+	struct hw_perf_event *hwc = &event->hw;
+
+	if (hpm->ops->config_matching(hpm->ctx, 0, BIT(hwc->idx), hwc->config_base,
+				      hwc->event_base, hwc->config) != hwc->idx ||
+	    hpm->ops->start(hpm->ctx, hwc->idx, 1, 0, 0))
+		return false;
+	*now = hpm->ops->read(hpm->ctx, hwc->idx);
+	if (hwc->state & PERF_HES_STOPPED)
+		hpm->ops->stop(hpm->ctx, hwc->idx, 1, 0);
+	else
+		__set_bit(hwc->idx, &this_cpu_ptr(hpm->cpus)->started);
+	return true;
+}
+
 /* Fold the counter's progress since the last look into the 64-bit count */
 static void hpm_event_update(struct sifive_hpm *hpm, struct perf_event *event)
 {
@@ -445,11 +503,17 @@ static void hpm_event_update(struct sifive_hpm *hpm, struct perf_event *event)
 	u64 now = hpm->ops->read(hpm->ctx, hwc->idx);
 	u64 delta = (now - prev) & hpm->width_mask[hwc->idx];
 
-	/* What the counter did since the last read is lost: say so, add no jump */
+	if (hpm_rewritten(hpm, hwc->idx, delta) && hpm_read_stopped(hpm, event, &now))
+		delta = (now - prev) & hpm->width_mask[hwc->idx];
+	/*
+	 * What the counter did since the last read is lost: add no jump, and
+	 * say so from an irq_work. This runs under the scheduler's run-queue
+	 * lock (perf's schedule-out): a console write from here can wake a tty
+	 * writer on this run queue and deadlock the hart (issue 42).
+	 */
 	if (hpm_rewritten(hpm, hwc->idx, delta)) {
-		pr_warn_ratelimited("%s: CPU %d: another SBI user rewrote the %s counter (riscv_pmu_sbi counting it too?): counts since the last read lost\n",
-				    hpm->name, smp_processor_id(),
-				    hwc->idx == SIFIVE_HPM_CTR_CYCLE ? "cycle" : "instret");
+		atomic_inc(&hpm->rewrites[hwc->idx == SIFIVE_HPM_CTR_INSTRET]);
+		irq_work_queue(&hpm->rewrite_work);
 		delta = 0;
 	}
 	local64_set(&hwc->prev_count, now);
@@ -533,7 +597,9 @@ static u64 hpm_set_period(struct sifive_hpm *hpm, struct perf_event *event)
  * difference to the start value is still the true count. A fixed counter
  * is never written: it may be running for another user already (the
  * firmware then answers "already started", which is fine); it is started
- * so that it counts, never stopped, and its value once running is the base.
+ * so that it counts, and its value once running is the base. One we found
+ * stopped we stop again when our event stops: riscv_pmu_sbi's next start
+ * then finds it stopped, and writes its start value.
  */
 static void hpm_restart(struct sifive_hpm *hpm, struct perf_event *event)
 {
@@ -549,8 +615,8 @@ static void hpm_restart(struct sifive_hpm *hpm, struct perf_event *event)
 		hpm->ops->start(hpm->ctx, hwc->idx, 1, SIFIVE_HPM_START_FLAG_SET_INIT_VALUE, ival);
 		return;
 	}
-	if (hwc->idx != SIFIVE_HPM_CTR_TIME)
-		hpm->ops->start(hpm->ctx, hwc->idx, 1, 0, 0);
+	if (hwc->idx != SIFIVE_HPM_CTR_TIME && !hpm->ops->start(hpm->ctx, hwc->idx, 1, 0, 0))
+		__set_bit(hwc->idx, &this_cpu_ptr(hpm->cpus)->started);
 	local64_set(&hwc->prev_count, hpm->ops->read(hpm->ctx, hwc->idx));
 }
 
@@ -576,10 +642,13 @@ static void hpm_stop(struct perf_event *event, int flags)
 	hwc->state |= PERF_HES_STOPPED;
 	if (READ_ONCE(hpm->dead))
 		return;
-	/* Never stop a shared fixed counter: its last value ends our count */
 	if (hwc->idx >= SIFIVE_HPM_CTR_HPM0)
 		hpm->ops->stop(hpm->ctx, hwc->idx, 1, 0);
 	hpm_event_update(hpm, event);
+	/* A shared fixed counter is stopped only if we started it: as we found it */
+	if (hwc->idx >= 0 && hwc->idx < SIFIVE_HPM_CTR_HPM0 &&
+	    __test_and_clear_bit(hwc->idx, &this_cpu_ptr(hpm->cpus)->started))
+		hpm->ops->stop(hpm->ctx, hwc->idx, 1, 0);
 	hwc->state |= PERF_HES_UPTODATE;
 }
 
@@ -636,6 +705,7 @@ static void hpm_del(struct perf_event *event, int flags)
 			hpm->ops->stop(hpm->ctx, idx, 1, SIFIVE_HPM_STOP_FLAG_RESET);
 		cpuc->events[idx] = NULL;
 		__clear_bit(idx, &cpuc->used);
+		__clear_bit(idx, &cpuc->started);
 	}
 	hwc->idx = -1;
 	perf_event_update_userpage(event);
@@ -1151,6 +1221,7 @@ static void hpm_release(struct socpmu_life *life)
 	for_each_possible_cpu(cpu)
 		hrtimer_cancel(&per_cpu_ptr(hpm->pmu.cpu_pmu_context, cpu)->hrtimer);
 	perf_pmu_unregister(&hpm->pmu);
+	irq_work_sync(&hpm->rewrite_work);
 	free_percpu(hpm->cpus);
 	ida_free(&hpm_ida, hpm->id);
 	/* Under fault injection, a use of the freed PMU (pmu.module...) faults */
@@ -1213,6 +1284,7 @@ static int hpm_probe(struct platform_device *pdev)
 	if (cpu < nr_cpu_ids)
 		smp_call_function_single(cpu, hpm_check_events, hpm, 1);
 
+	init_irq_work(&hpm->rewrite_work, hpm_rewrite_report);
 	hpm->cpus = alloc_percpu(struct hpm_cpu);
 	ret = -ENOMEM;
 	if (!hpm->cpus)

@@ -1423,6 +1423,36 @@ TEST_F(hpm, shared_fixed_counter_rewritten_by_other_user)
 	close(n);
 }
 
+/*
+ * Issue 42: sifive_hpm leaves a fixed counter as it found it. The other
+ * user's event closed (riscv_pmu_sbi's schedule-out: stop with reset), so
+ * the counter is stopped; sifive_hpm's event starts it, counts, and stops
+ * it again when it stops. The other user's next start then writes its
+ * start value (2^63 + 1), and its count is exactly what the hart retired
+ * since. A driver that left the counter running made that start "already
+ * started", and the other user's count the counter's value minus 2^63 + 1.
+ */
+TEST_F(hpm, fixed_counter_left_stopped_as_found)
+{
+	const struct hpm_dev *h = &self->h;
+	struct sim_user u;
+	int n;
+
+	PIN(0);
+	USER(h, 0, "instret", "open");
+	USER(h, 0, "instret", "close");
+	n = OPEN_OK(h, -1, 0, CFG_INSTR, 0, -1, 0);
+	INJECT(h, 0, "instret", 500);
+	EXPECT_COUNT(n, 500, "sifive_hpm on the counter it started");
+	close(n);
+	USER(h, 0, "instret", "open");
+	INJECT(h, 0, "instret", 70);
+	ASSERT_EQ(0, user_read(h, 0, "instret", &u));
+	EXPECT_EQ(70, u.count) TH_LOG("the other user's count after sifive_hpm's event");
+	EXPECT_EQ(1, u.running);
+	USER(h, 0, "instret", "close");
+}
+
 /* ---------------------------------------------------------------------
  * Device removal with open events
  */

@@ -72,6 +72,8 @@ vm=$top/.build/riscv-vm
 # five emulators on 2 CPUs) leaves the tests one CPU, which skips theirs.
 KERNEL_PROBLEM='\[ *[0-9]+\.[0-9]+\] .*(BUG:|WARNING:|Oops|Call Trace|blocked for more than|Kernel panic|Unable to handle|UBSAN:|INFO: trying to register non-static key|CPU[0-9]+: failed to come online)'
 GRACE=60
+# Seconds without console output after which the VM counts as stopped
+STALL=${STALL:-120}
 
 say() { printf 'riscv-vm: %s\n' "$*" >&2; }
 die() { printf '\n==========\nriscv-vm: FAILED: %s\n==========\n' "$*" >&2; exit 125; }
@@ -238,20 +240,90 @@ fi
 CMDLINE="console=ttyS0 earlycon=sbi rdinit=/init panic=-1 printk.time=1 loglevel=5 no4lvl"
 CMDLINE+=" norandmaps"
 
+# hart_report: where every hart is, from QEMU's monitor (info registers
+# -a), each pc and ra with the kernel symbol it is in (System.map).
+hart_report() {
+	python3 - "$vm/monitor.sock" "$kdir/System.map" <<-'PY'
+	import bisect, re, socket, sys, time
+	s = socket.socket(socket.AF_UNIX)
+	s.connect(sys.argv[1])
+	s.settimeout(2)
+	s.sendall(b"info registers -a\n")
+	out, end = b"", time.time() + 5
+	while time.time() < end:
+	    try:
+	        chunk = s.recv(65536)
+	    except socket.timeout:
+	        break
+	    if not chunk:
+	        break
+	    out += chunk
+	syms = []
+	for line in open(sys.argv[2]):
+	    a, t, n = line.split()[:3]
+	    if t in "tTwW":
+	        syms.append((int(a, 16), n))
+	syms.sort()
+	addrs = [a for a, _ in syms]
+	def sym(v):
+	    i = bisect.bisect_right(addrs, v) - 1
+	    return "%s+%#x" % (syms[i][1], v - syms[i][0]) if i >= 0 and v - syms[i][0] < 1 << 20 else "?"
+	text = out.decode(errors="replace")
+	for m in re.finditer(r"CPU#(\d+)|\b(pc|mepc|sepc|x1/ra|priv)\s+([0-9a-fA-F]+|[UMS])\b", text):
+	    if m.group(1):
+	        print("riscv-vm: hart %s:" % m.group(1))
+	    elif m.group(2) == "priv":
+	        print("riscv-vm:   priv %s" % m.group(3))
+	    else:
+	        v = int(m.group(3), 16)
+	        print("riscv-vm:   %s %#x %s" % (m.group(2), v, sym(v)))
+	PY
+}
+
+# stall_watch QEMU_PID: a guest that prints nothing for $STALL seconds
+# (a stopped system: the tests print a line per run) has its harts reported
+# (hart_report, also in $vm/harts) and is stopped.
+stall_watch() {
+	local pid=$1 size last=-1 quiet=0
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 5
+		size=$(stat -c %s "$log" 2>/dev/null) || return 0
+		if ((size == last)); then
+			quiet=$((quiet + 5))
+		else
+			quiet=0 last=$size
+		fi
+		if ((quiet >= STALL)); then
+			say "no console output for $STALL s: the harts, then stopping the VM"
+			hart_report >"$vm/harts" 2>&1 || true
+			cat "$vm/harts" >&2
+			echo "riscv-vm: STALLED: no console output for $STALL s (harts in $vm/harts)" >>"$log"
+			sleep 1
+			kill "$pid" 2>/dev/null || true
+			return 0
+		fi
+	done
+}
+
 boot() {
 	: >"$log"	# there before tail looks for it
+	rm -f "$vm/monitor.sock" "$vm/harts"
 	qemu-system-riscv64 -M virt -cpu "$cpu" -smp 2 -m 512 -nographic -no-reboot -nic none \
 		-bios "$FIRMWARE" -kernel "$image" -initrd "$vm/initramfs.cpio" \
-		-append "$CMDLINE $append" \
+		-append "$CMDLINE $append" -monitor unix:"$vm/monitor.sock",server=on,wait=off \
 		</dev/null >"$log" 2>&1 &
 	qemu_pid=$!
 	tail -s 0.2 -n +1 -f --pid="$qemu_pid" "$log" &
 	tail_pid=$!
-	trap 'kill "$qemu_pid" "$tail_pid" 2>/dev/null || true' EXIT
+	stall_watch "$qemu_pid" &
+	stall_pid=$!
+	trap 'kill "$qemu_pid" "$tail_pid" "$stall_pid" 2>/dev/null || true' EXIT
 
 	vm_watch "$qemu_pid" "$log" "$timeout_s" "$KERNEL_PROBLEM" "$GRACE" "^SOCPMU-VM-START $token"
 	wait "$qemu_pid" || true
 	wait "$tail_pid" || true
+	kill "$stall_pid" 2>/dev/null || true
+	wait "$stall_pid" 2>/dev/null || true
 
 	console=$(tr -d '\r' <"$log")
 	problems=$(grep -E "$KERNEL_PROBLEM" <<<"$console" | head -n 20) || true

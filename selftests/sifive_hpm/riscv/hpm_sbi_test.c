@@ -56,6 +56,29 @@ static int open_ev(uint32_t type, uint64_t config, pid_t pid, int cpu, int group
 	return sp_perf_event_open(&attr, pid, cpu, group, PERF_FLAG_FD_CLOEXEC);
 }
 
+/*
+ * Does the hart have Sscofpmf (the bench boots both ways)? Without it
+ * neither driver filters modes and riscv_pmu_sbi cannot sample.
+ */
+static bool has_sscofpmf(void)
+{
+	char line[1024];
+	bool found = false;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, "isa", 3) && strstr(line, "sscofpmf");
+	fclose(f);
+	return found;
+}
+
+#define NEED_SSCOFPMF() do {						\
+	if (!has_sscofpmf())						\
+		SKIP(return, "no Sscofpmf: no mode filter, no sampling");	\
+} while (0)
+
 static void busy_ns(uint64_t ns)
 {
 	uint64_t end = sp_now_ns() + ns;
@@ -148,6 +171,17 @@ TEST_F(sbi, same_window_agree)
 {
 	struct sp_count h, s;
 	int fh, fs;
+
+	/*
+	 * Without Sscofpmf both count on the fixed counter, and prctl()
+	 * enables the events in their opening order: riscv_pmu_sbi's start
+	 * then finds the counter running ("already started", its start
+	 * value not written) and its count is off by the counter's value
+	 * (sifive-hpm.rst, "Fixed counters are shared"). The pair tests
+	 * below measure ours on the fixed counters.
+	 */
+	if (variant->hpm_first && !has_sscofpmf())
+		SKIP(return, "no Sscofpmf: riscv_pmu_sbi cannot count on a fixed counter sifive_hpm started first");
 
 	for (int round = 0; round < 3; round++) {
 		double diff = 1;
@@ -267,6 +301,168 @@ TEST_F(sbi, open_close_loop_disturbs_nothing)
 	}
 }
 
+/*
+ * Issue 42: `perf stat -e cycles,sifive_hpm/cycles/ -- ./app`. One task
+ * opens both events enabled (pid 0, CPU -1, or both on one CPU with the
+ * task pinned there), reads both, runs, reads both again: sifive_hpm's
+ * delta is within 2 % of riscv_pmu_sbi's, 20 runs in a row, whichever was
+ * opened first. Without Sscofpmf both count on the same fixed counter,
+ * which riscv_pmu_sbi rewrites at every start. riscv_pmu_sbi is read on
+ * both sides of each sifive_hpm read, so that a host preemption between
+ * two reads (QEMU's counters follow the host clock) widens the bounds
+ * instead of failing the run. Each run prints a line: a system that
+ * stops shows where in the console. A run that is off is measured once
+ * more, and fails only if that is off too: QEMU's counters follow the host
+ * clock (with Sscofpmf too, where the two drivers count on different
+ * counters, a run of 20 was seen 2.5 % off once), and riscv_pmu_sbi's own
+ * reads of a counter it stopped are subject to QEMU 7.2's read of a
+ * stopped counter (see sifive-hpm.rst), which sifive_hpm works around and
+ * riscv_pmu_sbi does not. A count of ours that is wrong is wrong every
+ * time (before issue 42's fix: 1-20 runs of 20, and their retries).
+ */
+#define PAIR_RUNS	20
+#define PAIR_TOL	0.02
+
+FIXTURE(pair) {
+	int hpm;
+};
+
+FIXTURE_SETUP(pair)
+{
+	if (geteuid())
+		SKIP(return, "needs root");
+	self->hpm = hpm_type();
+	ASSERT_LT(0, self->hpm) TH_LOG("no sifive_hpm PMU (sifive_hpm any_vendor=1 not loaded?)");
+	ASSERT_TRUE(sp_path_exists(SP_PMU_BUS "/cpu/type")) TH_LOG("no riscv_pmu_sbi PMU");
+}
+
+FIXTURE_TEARDOWN(pair)
+{
+}
+
+FIXTURE_VARIANT(pair) {
+	uint64_t hpm_cfg, sbi_cfg;
+	bool hpm_first;
+	bool per_cpu;		/* both events on CPU 0, the task pinned there */
+	bool switches;		/* sleeps between spins: schedule-out and in */
+};
+
+FIXTURE_VARIANT_ADD(pair, cycles_hpm_first) {
+	.hpm_cfg = CFG_CYCLES, .sbi_cfg = PERF_COUNT_HW_CPU_CYCLES, .hpm_first = true,
+};
+
+FIXTURE_VARIANT_ADD(pair, cycles_sbi_first) {
+	.hpm_cfg = CFG_CYCLES, .sbi_cfg = PERF_COUNT_HW_CPU_CYCLES, .hpm_first = false,
+};
+
+FIXTURE_VARIANT_ADD(pair, instructions_hpm_first) {
+	.hpm_cfg = CFG_INSTR, .sbi_cfg = PERF_COUNT_HW_INSTRUCTIONS, .hpm_first = true,
+};
+
+FIXTURE_VARIANT_ADD(pair, instructions_sbi_first) {
+	.hpm_cfg = CFG_INSTR, .sbi_cfg = PERF_COUNT_HW_INSTRUCTIONS, .hpm_first = false,
+};
+
+FIXTURE_VARIANT_ADD(pair, cycles_hpm_first_switches) {
+	.hpm_cfg = CFG_CYCLES, .sbi_cfg = PERF_COUNT_HW_CPU_CYCLES, .hpm_first = true,
+	.switches = true,
+};
+
+FIXTURE_VARIANT_ADD(pair, cycles_sbi_first_switches) {
+	.hpm_cfg = CFG_CYCLES, .sbi_cfg = PERF_COUNT_HW_CPU_CYCLES, .hpm_first = false,
+	.switches = true,
+};
+
+FIXTURE_VARIANT_ADD(pair, instructions_sbi_first_switches) {
+	.hpm_cfg = CFG_INSTR, .sbi_cfg = PERF_COUNT_HW_INSTRUCTIONS, .hpm_first = false,
+	.switches = true,
+};
+
+FIXTURE_VARIANT_ADD(pair, cycles_per_cpu_hpm_first) {
+	.hpm_cfg = CFG_CYCLES, .sbi_cfg = PERF_COUNT_HW_CPU_CYCLES, .hpm_first = true,
+	.per_cpu = true,
+};
+
+FIXTURE_VARIANT_ADD(pair, instructions_per_cpu_sbi_first) {
+	.hpm_cfg = CFG_INSTR, .sbi_cfg = PERF_COUNT_HW_INSTRUCTIONS, .hpm_first = false,
+	.per_cpu = true,
+};
+
+/* riscv_pmu_sbi, sifive_hpm, riscv_pmu_sbi again */
+static void read_pair(int fs, int fh, uint64_t v[3])
+{
+	v[0] = count_of(fs);
+	v[1] = count_of(fh);
+	v[2] = count_of(fs);
+}
+
+TEST_F(pair, same_task_within_2_percent)
+{
+	pid_t pid = variant->per_cpu ? -1 : 0;
+	int cpu = variant->per_cpu ? 0 : -1, bad = 0;
+	struct sp_count h, s;
+	cpu_set_t set;
+
+	if (variant->per_cpu) {
+		CPU_ZERO(&set);
+		CPU_SET(0, &set);
+		ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	}
+	for (int run = 0, again = 0; run < PAIR_RUNS; run++) {
+		uint64_t a[3], b[3], dh, lo, hi;
+		int fh, fs;
+
+		if (variant->hpm_first) {
+			fh = open_ev(self->hpm, variant->hpm_cfg, pid, cpu, -1, true, false);
+			fs = open_ev(PERF_TYPE_HARDWARE, variant->sbi_cfg, pid, cpu, -1, true, false);
+		} else {
+			fs = open_ev(PERF_TYPE_HARDWARE, variant->sbi_cfg, pid, cpu, -1, true, false);
+			fh = open_ev(self->hpm, variant->hpm_cfg, pid, cpu, -1, true, false);
+		}
+		ASSERT_LE(0, fh) TH_LOG("sifive_hpm: %s", strerror(-fh));
+		ASSERT_LE(0, fs) TH_LOG("riscv_pmu_sbi: %s", strerror(-fs));
+		read_pair(fs, fh, a);
+		if (variant->switches) {
+			for (int i = 0; i < 6; i++) {
+				busy_ns(5000000);
+				usleep(500);
+			}
+		} else {
+			busy_ns(30000000);
+		}
+		read_pair(fs, fh, b);
+		ASSERT_EQ(0, sp_read_times(fh, &h));
+		ASSERT_EQ(0, sp_read_times(fs, &s));
+		close(fh);
+		close(fs);
+		/* sifive_hpm's window lies within [a0, b2] and holds [a2, b0] */
+		dh = b[1] - a[1];
+		lo = b[0] - a[2];
+		hi = b[2] - a[0];
+		fprintf(stderr, "# run %d: sifive_hpm +%llu, riscv_pmu_sbi +%llu..%llu\n", run,
+			(unsigned long long)dh, (unsigned long long)lo, (unsigned long long)hi);
+		EXPECT_EQ(h.enabled, h.running);
+		EXPECT_EQ(s.enabled, s.running);
+		ASSERT_LT(1000000, lo) TH_LOG("run %d: riscv_pmu_sbi hardly counted", run);
+		ASSERT_GT(GARBAGE, hi) TH_LOG("run %d: riscv_pmu_sbi counted garbage", run);
+		if ((double)dh < (double)lo * (1 - PAIR_TOL) ||
+		    (double)dh > (double)hi * (1 + PAIR_TOL)) {
+			if (!again) {
+				fprintf(stderr, "# run %d: off by more than 2 %%: once more\n", run);
+				again = 1;
+				run--;
+				continue;
+			}
+			TH_LOG("run %d: sifive_hpm +%llu, riscv_pmu_sbi +%llu..%llu: off by more than 2 %%",
+			       run, (unsigned long long)dh, (unsigned long long)lo,
+			       (unsigned long long)hi);
+			bad++;
+		}
+		again = 0;
+	}
+	EXPECT_EQ(0, bad) TH_LOG("%d of %d runs off by more than 2 %%", bad, PAIR_RUNS);
+}
+
 /* Per-task: a sleeping task's cycles and instructions hardly move */
 TEST_F(misc, per_task_counting)
 {
@@ -342,6 +538,8 @@ TEST_F(misc, exclude_kernel_honoured)
 	uint64_t k_all, k_user, u_all, u_user;
 	char *buf;
 
+	NEED_SSCOFPMF();
+
 	buf = malloc(BUF_SIZE);
 	ASSERT_NE(NULL, buf);
 	memset(buf, 1, BUF_SIZE);	/* fault it in first */
@@ -367,6 +565,8 @@ TEST_F(misc, exclude_kernel_not_on_fixed_counter)
 {
 	const uint64_t cfg[] = { CFG_CYCLES, CFG_INSTR };
 	long psz = sysconf(_SC_PAGESIZE);
+
+	NEED_SSCOFPMF();
 
 	for (int i = 0; i < 2; i++) {
 		volatile struct perf_event_mmap_page *pg;
@@ -504,6 +704,8 @@ TEST_F(misc, filtered_cycles_group_needs_programmable_counters)
 	int fds[40], n = 0, p = prog_counters(), ret;
 	struct sp_count c;
 
+	NEED_SSCOFPMF();
+
 	ASSERT_LT(0, p);
 	ASSERT_GT((int)ARRAY_SIZE(fds), p);
 	fds[n] = open_ev(self->hpm, CFG_CYCLES, 0, -1, -1, true, true);
@@ -536,6 +738,8 @@ TEST_F(misc, filtered_cycles_group_needs_programmable_counters)
 TEST_F(misc, second_fixed_event_of_a_group_on_programmable_counter)
 {
 	const uint64_t cfg[] = { CFG_CYCLES, CFG_INSTR };
+
+	NEED_SSCOFPMF();
 
 	for (int i = 0; i < 2; i++) {
 		struct sp_count l = { 0 }, m = { 0 };
@@ -674,6 +878,7 @@ TEST_F(misc, sampling_refused_out_of_tree)
 	attr.sample_freq = 1000;
 	EXPECT_EQ(-EOPNOTSUPP, sp_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC));
 	/* riscv_pmu_sbi samples here: the refusal is the module's, not the hart's */
+	NEED_SSCOFPMF();
 	attr.type = PERF_TYPE_HARDWARE;
 	attr.config = PERF_COUNT_HW_CPU_CYCLES;
 	fd = sp_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
