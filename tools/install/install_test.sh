@@ -185,6 +185,12 @@ grep -Eq '^ +[1-9][0-9,]* +tensix_0/fpu_instruction,core=2/' "$tmp/vm.txt" ||
 grep -q 'Bad event\|not supported\|No such file\|can.t create\|failed' "$tmp/vm.txt" &&
 	{ grep 'Bad event\|not supported\|No such file\|can.t create\|failed' "$tmp/vm.txt" | diag; st=1; }
 grep -q '^SNIPPETS-DONE 0' "$tmp/vm.txt" || { echo "the last snippet failed" | diag; st=1; }
+# the trace of fib: perf report's line for it, and none of the warnings the
+# shell once gave (the library's: sink busy without SIFIVE_PERF_MODE, no counter
+# for an event on the 2 counters hpm0 had)
+grep -Eq '%  \[\.\] fib' "$tmp/vm.txt" || { echo "perf report shows no records in fib" | diag; st=1; }
+grep -Eq '^sifive_perf: ' "$tmp/vm.txt" &&
+	{ grep -E '^sifive_perf: ' "$tmp/vm.txt" | diag; st=1; }
 grep -q 'PMUs: .*esp_0.*pulp_0.*sifive_hpm.*sifive_trace.*tensix_0' "$tmp/vm.txt" ||
 	{ echo "not every PMU in the session" | diag; st=1; }
 [[ $st == 0 ]] || tail -40 "$tmp/vm.txt" | diag
