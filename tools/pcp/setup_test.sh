@@ -12,7 +12,9 @@
 #                     of its shape), twice gives the same file, --remove
 #                     gives the original back byte for byte
 #  4 setup_no_dynamic a file without [dynamic] gets one at its end
-#  5 derived_syntax   PCP's libpcp (the host's pminfo) loads socpmu.derived
+#  5 card_pmus        a PCIe card's PMU (tensix_<PCI address>) in sysfs
+#                     gets tensix_0's events; numbered PMUs get nothing more
+#  6 derived_syntax   PCP's libpcp (the host's pminfo) loads socpmu.derived
 #                     without an error; skipped where there is no pminfo
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,7 +25,7 @@ trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=tools/vm/tap.sh
 . "$top/tools/vm/tap.sh"
 conf=$out/perfevent-socpmu.conf derived=$out/socpmu.derived
-tap_plan 5
+tap_plan 6
 
 # 1
 st=0
@@ -61,7 +63,8 @@ else
 fi
 cp "$tmp/pe.conf" "$tmp/orig"
 ln -s pe.conf "$tmp/link.conf"
-"$here/socpmu-pcp-setup" --conf "$tmp/link.conf" --share "$out" >/dev/null || st=1
+mkdir -p "$tmp/nosys"
+"$here/socpmu-pcp-setup" --conf "$tmp/link.conf" --share "$out" --sysfs "$tmp/nosys" >/dev/null || st=1
 [[ -L $tmp/link.conf ]] || { echo "the link was replaced" | diag; st=1; }
 # the block right after the last [dynamic] line, with every configured line
 after=$(awk '/^\[dynamic\]/ { d = NR } /^# socpmu: begin/ { b = NR } END { print b - d }' "$tmp/pe.conf")
@@ -69,7 +72,7 @@ after=$(awk '/^\[dynamic\]/ { d = NR } /^# socpmu: begin/ { b = NR } END { print
 sed -n '/^# socpmu: begin/,/^# socpmu: end/p' "$tmp/pe.conf" | grep -v '^#' >"$tmp/block"
 cmp -s "$tmp/block" "$tmp/lines" || { echo "block differs from the configuration" | diag; st=1; }
 cp "$tmp/pe.conf" "$tmp/once"
-"$here/socpmu-pcp-setup" --conf "$tmp/pe.conf" --share "$out" >/dev/null || st=1
+"$here/socpmu-pcp-setup" --conf "$tmp/pe.conf" --share "$out" --sysfs "$tmp/nosys" >/dev/null || st=1
 cmp -s "$tmp/once" "$tmp/pe.conf" || { echo "second run changed the file" | diag; st=1; }
 "$here/socpmu-pcp-setup" --conf "$tmp/pe.conf" --remove >/dev/null || st=1
 cmp -s "$tmp/orig" "$tmp/pe.conf" || { echo "--remove did not restore the file" | diag; st=1; }
@@ -78,12 +81,25 @@ result setup_merge $st
 # 4
 st=0
 printf '[perf]\ncycles\n' >"$tmp/nodyn.conf"
-"$here/socpmu-pcp-setup" --conf "$tmp/nodyn.conf" --share "$out" >/dev/null || st=1
+"$here/socpmu-pcp-setup" --conf "$tmp/nodyn.conf" --share "$out" --sysfs "$tmp/nosys" >/dev/null || st=1
 [[ $(sed -n 4,5p "$tmp/nodyn.conf" | tr '\n' '|') == '[dynamic]|# socpmu: begin'* ]] ||
 	{ head -6 "$tmp/nodyn.conf" | diag; st=1; }
 result setup_no_dynamic $st
 
 # 5
+st=0
+mkdir -p "$tmp/sys"/{tensix_0000_03_00_0,tensix_0,tensix_2,esp_0}
+printf '[dynamic]\n' >"$tmp/cards.conf"
+"$here/socpmu-pcp-setup" --conf "$tmp/cards.conf" --share "$out" --sysfs "$tmp/sys" >/dev/null || st=1
+want=$(grep -c '^tensix_0\.' "$tmp/lines")
+got=$(grep -c '^tensix_0000_03_00_0\.' "$tmp/cards.conf")
+[[ $want -gt 0 && $got == "$want" ]] || { echo "card PMU: $got lines, want $want" | diag; st=1; }
+diff <(sed -n 's/^tensix_0\.//p' "$tmp/lines") <(sed -n 's/^tensix_0000_03_00_0\.//p' "$tmp/cards.conf") | diag
+[[ $(grep -c '^tensix_2\.' "$tmp/cards.conf") == $(grep -c '^tensix_2\.' "$tmp/lines") ]] ||
+	{ echo "tensix_2 lines added" | diag; st=1; }
+result card_pmus $st
+
+# 6
 if command -v pminfo >/dev/null; then
 	# the definitions are parsed when the first context is made, whatever it is
 	PCP_DERIVED_CONFIG=$derived pminfo -L socpmu >"$tmp/pminfo" 2>&1
