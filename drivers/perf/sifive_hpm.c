@@ -146,6 +146,7 @@ struct hpm_cpu {
  * @node: instance of the CPU hotplug state
  * @rewrites: rewrites of the cycle and instret counters not reported yet
  * @rewrite_work: reports them (not from the scheduler's locks)
+ * @refuse_rs: the rate of hpm_refuse()'s info lines
  */
 struct sifive_hpm {
 	struct pmu pmu;
@@ -171,7 +172,21 @@ struct sifive_hpm {
 	struct hlist_node node;
 	atomic_t rewrites[2];
 	struct irq_work rewrite_work;
+	struct ratelimit_state refuse_rs;
 };
+
+/* Why an event is refused, as the other socpmu PMUs say it (socpmu_core) */
+static __printf(2, 3) void hpm_refuse(struct sifive_hpm *hpm, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	socpmu_log_refusal(&hpm->refuse_rs, hpm->name, "%pV", &vaf);
+	va_end(args);
+}
 
 static DEFINE_IDA(hpm_ida);
 static enum cpuhp_state hpm_cpuhp_state;
@@ -237,7 +252,7 @@ static int hpm_ev_validate(struct sifive_hpm *hpm, struct perf_event *event)
 	unsigned int code = hpm_ev_code(event);
 
 	if ((cfg & ~SIFIVE_HPM_CFG_VALID) || event->attr.config2 || event->attr.config3) {
-		pr_debug("%s: reserved config bits set\n", hpm->name);
+		hpm_refuse(hpm, "reserved config bits set");
 		return -EINVAL;
 	}
 	switch (hpm_ev_type(event)) {
@@ -260,7 +275,7 @@ static int hpm_ev_validate(struct sifive_hpm *hpm, struct perf_event *event)
 		/* The U74 encoding: a known class and events of that class */
 		return sifive_u74_event_valid(data) ? 0 : -ENOENT;
 	}
-	pr_debug("%s: bad event config=%#llx config1=%#llx\n", hpm->name, cfg, data);
+	hpm_refuse(hpm, "bad event config=%#llx config1=%#llx", cfg, data);
 	return -EINVAL;
 }
 
@@ -327,8 +342,8 @@ static int hpm_group_valid(struct sifive_hpm *hpm, struct perf_event *event)
 
 	hpm_count_needs(&n, event);
 	if (hpm_prog_needed(hpm, &n) < 0) {
-		pr_debug("%s: cycles and instructions that filter modes or sample need a programmable counter, which these harts cannot use for them\n",
-			 hpm->name);
+		hpm_refuse(hpm,
+			   "cycles and instructions that filter modes or sample need a programmable counter, which these harts cannot use for them");
 		return -EOPNOTSUPP;
 	}
 	/*
@@ -338,13 +353,13 @@ static int hpm_group_valid(struct sifive_hpm *hpm, struct perf_event *event)
 	 */
 	if (leader != event) {
 		if (leader->pmu != event->pmu) {
-			pr_debug("%s: group leader of another PMU\n", hpm->name);
+			hpm_refuse(hpm, "group leader of another PMU");
 			return -EINVAL;
 		}
 		for_each_sibling_event(sibling, leader)
 			if (sibling->pmu != event->pmu &&
 			    sibling->pmu->task_ctx_nr != perf_sw_context) {
-				pr_debug("%s: group with events of another PMU\n", hpm->name);
+				hpm_refuse(hpm, "group with events of another PMU");
 				return -EINVAL;
 			}
 		hpm_count_needs(&n, leader);
@@ -353,12 +368,12 @@ static int hpm_group_valid(struct sifive_hpm *hpm, struct perf_event *event)
 	}
 	prog = hpm_prog_needed(hpm, &n);
 	if (prog < 0) {
-		pr_debug("%s: group has two cycles or two instructions events, and these harts can count them on their fixed counter only\n",
-			 hpm->name);
+		hpm_refuse(hpm,
+			   "group has two cycles or two instructions events, and these harts can count them on their fixed counter only");
 		return -EINVAL;
 	}
 	if (prog > bitmap_weight(&hpm->prog_mask, SIFIVE_HPM_MAX_COUNTERS)) {
-		pr_debug("%s: group needs more counters than there are\n", hpm->name);
+		hpm_refuse(hpm, "group needs more counters than there are");
 		return -EINVAL;
 	}
 	return 0;
@@ -381,12 +396,12 @@ static int hpm_event_init(struct perf_event *event)
 	if (event->attr.type != event->pmu->type)
 		return -ENOENT;
 	if (is_sampling_event(event) && !hpm->sampling) {
-		pr_debug("%s: counting only: %s\n", hpm->name, HPM_CAN_SAMPLE ?
+		hpm_refuse(hpm, "counting only: %s", HPM_CAN_SAMPLE ?
 			 "no counter overflow interrupt" : "modules cannot deliver samples");
 		return -EOPNOTSUPP;
 	}
 	if (event->cpu >= 0 && !cpumask_test_cpu(event->cpu, &hpm->harts)) {
-		pr_debug("%s: CPU %d has no HPM counters\n", hpm->name, event->cpu);
+		hpm_refuse(hpm, "CPU %d has no HPM counters", event->cpu);
 		return -ENOENT;
 	}
 
@@ -1306,6 +1321,8 @@ static int hpm_probe(struct platform_device *pdev)
 		snprintf(hpm->name, sizeof(hpm->name), "sifive_hpm_%d", hpm->id);
 	else
 		strscpy(hpm->name, "sifive_hpm");
+	ratelimit_state_init(&hpm->refuse_rs, 5 * HZ, 10);
+	ratelimit_set_flags(&hpm->refuse_rs, RATELIMIT_MSG_ON_RELEASE);
 
 	if (hpm->ops->set_overflow_handler && hpm->ops->read_overflow)
 		hpm->overflow_irq = !hpm->ops->set_overflow_handler(hpm->ctx, hpm_overflow, hpm);

@@ -117,13 +117,35 @@ void socpmu_refuse(struct socpmu *sp, const char *fmt, ...)
 	va_start(args, fmt);
 	vaf.fmt = fmt;
 	vaf.va = &args;
-	if (__ratelimit(&sp->refuse_rs))
-		pr_info("%s: refused: %pV\n", sp->name, &vaf);
-	else
-		pr_debug("%s: refused: %pV\n", sp->name, &vaf);
+	socpmu_log_refusal(&sp->refuse_rs, sp->name, "%pV", &vaf);
 	va_end(args);
 }
 EXPORT_SYMBOL_GPL(socpmu_refuse);
+
+/**
+ * socpmu_log_refusal() - socpmu_refuse() for a PMU that is no struct socpmu
+ * @rs: the PMU's ratelimit state (ratelimit_state_init(rs, 5 * HZ, 10))
+ * @name: the PMU's name
+ * @fmt: the reason, printf style, without a newline
+ *
+ * sifive_hpm's refusals, in the same words and at the same level as the
+ * other socpmu PMUs'.
+ */
+void socpmu_log_refusal(struct ratelimit_state *rs, const char *name, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	if (__ratelimit(rs))
+		pr_info("%s: refused: %pV\n", name, &vaf);
+	else
+		pr_debug("%s: refused: %pV\n", name, &vaf);
+	va_end(args);
+}
+EXPORT_SYMBOL_GPL(socpmu_log_refusal);
 
 /**
  * socpmu_poll_ns() - poll period that never misses a counter wrap

@@ -317,5 +317,7 @@ ssize_t socpmu_sysfs_show_string(struct device *dev,
 				 struct device_attribute *attr, char *buf);
 
 __printf(2, 3) void socpmu_refuse(struct socpmu *sp, const char *fmt, ...);
+__printf(3, 4) void socpmu_log_refusal(struct ratelimit_state *rs, const char *name,
+				       const char *fmt, ...);
 
 #endif /* _SOCPMU_CORE_H */
