@@ -7,7 +7,6 @@
 # that the RTL-checked maps give (../shared facts: WH 130, BH 165).
 set -u
 DIR=$(cd "$(dirname "$0")" && pwd)
-TOP=$(cd "$DIR/../.." && pwd)
 DIFF="$DIR/tensix-regs-diff"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
