@@ -86,6 +86,8 @@ static const char *const tensix_bank_names[] = TENSIX_BANK_NAMES;
  *	which zeroes it, so its counters read 0 until then
  * @foreign: another agent reprogrammed the bank (tensix_foreign()): its
  *	events' counts stay frozen until the bank's last event goes
+ * @checked: tensix_foreign() found the bank the driver's in the current
+ *	read window: not asked again until the window ends
  */
 struct tensix_bank_state {
 	unsigned int users;
@@ -94,6 +96,7 @@ struct tensix_bank_state {
 	bool held;
 	bool pending;
 	bool foreign;
+	bool checked;
 };
 
 /**
@@ -120,7 +123,10 @@ struct tensix_unit {
  * @nr_cores: number of cores (units)
  * @noc: the cores are NOC tiles (with coordinates)
  * @hold: in a window where banks are held (see tensix_hold())
+ * @window: in a read window (read_begin to read_end: a group transaction, a
+ *	poll sweep, a PMU-disabled window)
  * @nr_held: banks held in that window
+ * @nr_checked: banks checked by tensix_foreign() in the read window
  * @units: register access of each core, after @banks in the same allocation
  * @banks: per-core bank state
  */
@@ -131,7 +137,9 @@ struct tensix_pmu {
 	unsigned int nr_cores;
 	bool noc;
 	bool hold;
+	bool window;
 	unsigned int nr_held;
+	unsigned int nr_checked;
 	struct tensix_unit *units;
 	struct tensix_bank_state banks[][TENSIX_NR_BANKS];
 };
@@ -507,7 +515,9 @@ static void tensix_del(struct socpmu *sp, struct perf_event *event)
  * PERF_CNT_MUX_CTRL must hold what the driver last wrote; when one does not,
  * what the bank shows is someone else's selection: say so once per bank
  * (ratelimited) and report it until the bank's last event goes, so that the
- * caller freezes the counts instead of adding someone else's.
+ * caller freezes the counts instead of adding someone else's. In a read
+ * window (a poll sweep, a group read, perf rotating events) a bank is
+ * checked once: the window's reads of its other events cost no more reads.
  *
  * Return: true when the bank is no longer the driver's.
  */
@@ -519,11 +529,20 @@ static bool tensix_foreign(struct tensix_pmu *tp, unsigned int core, unsigned in
 
 	if (bs->foreign)
 		return true;
+	if (bs->checked)
+		return false;
 	mode = tensix_read(tp, core, tensix_ctrl_base[bank] + TENSIX_REG_MODE);
 	if (bank == TENSIX_BANK_L1)
 		mux = (tensix_read(tp, core, TENSIX_PERF_CNT_MUX_CTRL) & field) >> TENSIX_MUX_SHIFT;
-	if (tensix_lost(tp) || (mode == bs->mode && mux == bs->mux))
+	if (tensix_lost(tp))
 		return false;
+	if (mode == bs->mode && mux == bs->mux) {
+		if (tp->window) {
+			bs->checked = true;
+			tp->nr_checked++;
+		}
+		return false;
+	}
 	bs->foreign = true;
 	pr_warn_ratelimited("%s: core %u %s bank reprogrammed by another agent (mode %#x, l1 mux %u; set %#x, %u): its events stop counting until they close\n",
 			    tp->sp.name, core, tensix_bank_names[bank], mode, mux,
@@ -566,7 +585,25 @@ static void tensix_read_event(struct socpmu *sp, struct perf_event *event, u64 *
 
 static void tensix_read_begin(struct socpmu *sp, enum socpmu_window why)
 {
-	to_tensix(sp)->hold = why == SOCPMU_DISABLED || why == SOCPMU_TXN_ADD;
+	struct tensix_pmu *tp = to_tensix(sp);
+
+	tp->hold = why == SOCPMU_DISABLED || why == SOCPMU_TXN_ADD;
+	tp->window = true;
+}
+
+/* The read window ends: every bank is checked again at its next read */
+static void tensix_uncheck(struct tensix_pmu *tp)
+{
+	unsigned int core, bank;
+
+	for (core = 0; core < tp->nr_cores && tp->nr_checked; core++) {
+		for (bank = 0; bank < TENSIX_NR_BANKS; bank++) {
+			if (tp->banks[core][bank].checked) {
+				tp->banks[core][bank].checked = false;
+				tp->nr_checked--;
+			}
+		}
+	}
 }
 
 /* Start every held bank that still has users: one start edge each */
@@ -603,6 +640,8 @@ static void tensix_read_end(struct socpmu *sp)
 	struct tensix_pmu *tp = to_tensix(sp);
 
 	tp->hold = false;
+	tp->window = false;
+	tensix_uncheck(tp);
 	if (!tp->nr_held)
 		return;
 	socpmu_restart(sp, tensix_restart_held, tensix_zeroed);
