@@ -67,6 +67,7 @@ static const struct {
 
 static const unsigned int tensix_ctrl_base[] = TENSIX_BANK_CTRL_BASES;
 static const unsigned int tensix_out_base[] = TENSIX_BANK_OUT_BASES;
+static const char *const tensix_bank_names[] = TENSIX_BANK_NAMES;
 
 #define TENSIX_CFG_VALID	(TENSIX_CFG_EVENT_MASK << TENSIX_CFG_EVENT_SHIFT | \
 				 TENSIX_CFG_BANK_MASK << TENSIX_CFG_BANK_SHIFT | \
@@ -83,6 +84,10 @@ static const unsigned int tensix_out_base[] = TENSIX_BANK_OUT_BASES;
  *	in which perf has the PMU disabled or adds a group (tensix_hold())
  * @pending: not started yet in that window: the window's end starts it,
  *	which zeroes it, so its counters read 0 until then
+ * @foreign: another agent reprogrammed the bank (tensix_foreign()): its
+ *	events' counts stay frozen until the bank's last event goes
+ * @checked: tensix_foreign() found the bank the driver's in the current
+ *	read window: not asked again until the window ends
  */
 struct tensix_bank_state {
 	unsigned int users;
@@ -90,6 +95,8 @@ struct tensix_bank_state {
 	u32 mode;
 	bool held;
 	bool pending;
+	bool foreign;
+	bool checked;
 };
 
 /**
@@ -116,7 +123,10 @@ struct tensix_unit {
  * @nr_cores: number of cores (units)
  * @noc: the cores are NOC tiles (with coordinates)
  * @hold: in a window where banks are held (see tensix_hold())
+ * @window: in a read window (read_begin to read_end: a group transaction, a
+ *	poll sweep, a PMU-disabled window)
  * @nr_held: banks held in that window
+ * @nr_checked: banks checked by tensix_foreign() in the read window
  * @units: register access of each core, after @banks in the same allocation
  * @banks: per-core bank state
  */
@@ -127,7 +137,9 @@ struct tensix_pmu {
 	unsigned int nr_cores;
 	bool noc;
 	bool hold;
+	bool window;
 	unsigned int nr_held;
+	unsigned int nr_checked;
 	struct tensix_unit *units;
 	struct tensix_bank_state banks[][TENSIX_NR_BANKS];
 };
@@ -337,6 +349,7 @@ static void tensix_bank_start(struct tensix_pmu *tp, unsigned int core,
 
 	if (bank == TENSIX_BANK_L1)
 		tensix_latch_mux(tp, core, mux);
+	bs->foreign = false;
 	bs->mode = U32_MAX;
 	tensix_select(tp, core, bank, sel);
 	if (tp->hold) {
@@ -491,6 +504,52 @@ static void tensix_del(struct socpmu *sp, struct perf_event *event)
 	}
 }
 
+/**
+ * tensix_foreign() - has another agent reprogrammed a bank under its events?
+ * @tp: the device
+ * @core: the core
+ * @bank: the bank
+ *
+ * tt-metal's device profiler and tt-exalens program the same registers. The
+ * bank's mode register (its select) and, for L1, the mux field of
+ * PERF_CNT_MUX_CTRL must hold what the driver last wrote; when one does not,
+ * what the bank shows is someone else's selection: say so once per bank
+ * (ratelimited) and report it until the bank's last event goes, so that the
+ * caller freezes the counts instead of adding someone else's. In a read
+ * window (a poll sweep, a group read, perf rotating events) a bank is
+ * checked once: the window's reads of its other events cost no more reads.
+ *
+ * Return: true when the bank is no longer the driver's.
+ */
+static bool tensix_foreign(struct tensix_pmu *tp, unsigned int core, unsigned int bank)
+{
+	struct tensix_bank_state *bs = &tp->banks[core][bank];
+	u32 field = GENMASK(TENSIX_MUX_SHIFT + tp->mux_bits - 1, TENSIX_MUX_SHIFT);
+	u32 mode, mux = bs->mux;
+
+	if (bs->foreign)
+		return true;
+	if (bs->checked)
+		return false;
+	mode = tensix_read(tp, core, tensix_ctrl_base[bank] + TENSIX_REG_MODE);
+	if (bank == TENSIX_BANK_L1)
+		mux = (tensix_read(tp, core, TENSIX_PERF_CNT_MUX_CTRL) & field) >> TENSIX_MUX_SHIFT;
+	if (tensix_lost(tp))
+		return false;
+	if (mode == bs->mode && mux == bs->mux) {
+		if (tp->window) {
+			bs->checked = true;
+			tp->nr_checked++;
+		}
+		return false;
+	}
+	bs->foreign = true;
+	pr_warn_ratelimited("%s: core %u %s bank reprogrammed by another agent (mode %#x, l1 mux %u; set %#x, %u): its events stop counting until they close\n",
+			    tp->sp.name, core, tensix_bank_names[bank], mode, mux,
+			    bs->mode, bs->mux);
+	return true;
+}
+
 static void tensix_read_event(struct socpmu *sp, struct perf_event *event, u64 *vals)
 {
 	struct tensix_pmu *tp = to_tensix(sp);
@@ -511,6 +570,10 @@ static void tensix_read_event(struct socpmu *sp, struct perf_event *event, u64 *
 			continue;
 		}
 		tensix_hold(tp, first + i, bank);
+		if (tensix_foreign(tp, first + i, bank)) {
+			vals[i] = socpmu_hw(event)->prev[i];
+			continue;
+		}
 		if (tensix_ev_cycles(event)) {
 			vals[i] = tensix_read(tp, first + i, out);
 		} else {
@@ -522,7 +585,25 @@ static void tensix_read_event(struct socpmu *sp, struct perf_event *event, u64 *
 
 static void tensix_read_begin(struct socpmu *sp, enum socpmu_window why)
 {
-	to_tensix(sp)->hold = why == SOCPMU_DISABLED || why == SOCPMU_TXN_ADD;
+	struct tensix_pmu *tp = to_tensix(sp);
+
+	tp->hold = why == SOCPMU_DISABLED || why == SOCPMU_TXN_ADD;
+	tp->window = true;
+}
+
+/* The read window ends: every bank is checked again at its next read */
+static void tensix_uncheck(struct tensix_pmu *tp)
+{
+	unsigned int core, bank;
+
+	for (core = 0; core < tp->nr_cores && tp->nr_checked; core++) {
+		for (bank = 0; bank < TENSIX_NR_BANKS; bank++) {
+			if (tp->banks[core][bank].checked) {
+				tp->banks[core][bank].checked = false;
+				tp->nr_checked--;
+			}
+		}
+	}
 }
 
 /* Start every held bank that still has users: one start edge each */
@@ -559,6 +640,8 @@ static void tensix_read_end(struct socpmu *sp)
 	struct tensix_pmu *tp = to_tensix(sp);
 
 	tp->hold = false;
+	tp->window = false;
+	tensix_uncheck(tp);
 	if (!tp->nr_held)
 		return;
 	socpmu_restart(sp, tensix_restart_held, tensix_zeroed);

@@ -593,6 +593,42 @@ static ssize_t tensix_sim_advance_write(struct file *file, const char __user *ub
 	return count;
 }
 
+/*
+ * debugfs "poke": "<core|all> <offset> <value>": write a register of the
+ * core(s) as another agent on the chip would (tt-metal's device profiler,
+ * tt-exalens), behind the PMU driver's back
+ */
+static ssize_t tensix_sim_poke_write(struct file *file, const char __user *ubuf,
+				     size_t count, loff_t *ppos)
+{
+	char *cmd __free(kfree) = socpmu_sim_get_cmd(ubuf, count);
+	struct tensix_sim *ts = file->private_data;
+	unsigned int first, end, c, off, val;
+	char *w[3];
+
+	if (IS_ERR(cmd))
+		return PTR_ERR(cmd);
+	if (socpmu_sim_split(cmd, w, 3) ||
+	    socpmu_sim_parse_units("core", w[0], ts->ncores, &first, &end) ||
+	    socpmu_sim_parse_uint("offset", w[1], 0, TENSIX_REG_SPAN - 4, &off) ||
+	    socpmu_sim_parse_uint("value", w[2], 0, U32_MAX, &val))
+		return -EINVAL;
+	if (off % 4) {
+		pr_debug("unaligned offset %#x\n", off);
+		return -EINVAL;
+	}
+	for (c = first; c < end; c++)
+		tensix_sim_core_write(ts, c, off, val);
+	return count;
+}
+
+static const struct file_operations tensix_sim_poke_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = tensix_sim_poke_write,
+	.llseek = noop_llseek,
+};
+
 /* Parse "off" or "matmul [fpu=P] [unpack=P] [pack=P]" (defaults 80/60/40) */
 static int tensix_sim_parse_workload(char *cmd, bool *on, unsigned int *duty)
 {
@@ -696,7 +732,7 @@ static const struct file_operations tensix_sim_workload_fops = {
 };
 
 /**
- * tensix_sim_debugfs() - create the activity files (inject, advance,
+ * tensix_sim_debugfs() - create the activity files (inject, advance, poke,
  * workload) of a model in @dir
  * @ts: the model
  * @dir: debugfs directory
@@ -705,6 +741,7 @@ void tensix_sim_debugfs(struct tensix_sim *ts, struct dentry *dir)
 {
 	debugfs_create_file("inject", 0200, dir, ts, &tensix_sim_inject_fops);
 	debugfs_create_file("advance", 0200, dir, ts, &tensix_sim_advance_fops);
+	debugfs_create_file("poke", 0200, dir, ts, &tensix_sim_poke_fops);
 	debugfs_create_file("workload", 0600, dir, ts, &tensix_sim_workload_fops);
 }
 

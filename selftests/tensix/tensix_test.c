@@ -624,6 +624,63 @@ TEST_F(tensix, count_single_core)
 }
 
 /*
+ * Another agent on the chip (tt-metal's device profiler, tt-exalens)
+ * reprograms core 1's bank under an event of every core: the kernel log
+ * says so, core 1's count freezes where it was while the other cores go on
+ * counting, and the next event on the bank counts again. Once for a select
+ * (the FPU bank's mode register), once for the L1 mux (PERF_CNT_MUX_CTRL).
+ */
+#define FOREIGN_LOG	"reprogrammed by another agent"
+
+static void foreign_case(struct __test_metadata *_metadata, const struct tensix_dev *t,
+			 const char *name, unsigned int off, unsigned int val)
+{
+	const struct tev *e = tev_find(t, name);
+	unsigned int sig;
+	uint64_t want;
+	int fd, logged;
+
+	ASSERT_NE(NULL, e) TH_LOG("%s not in the event table", name);
+	sig = tev_signal(e);
+	fd = OPEN_OK(t, cfg_tev(e), 0, -1);
+	INJECT(t, ALL_CORES, e->bank, sig, 100);
+	want = 100 * (uint64_t)t->cores;
+	EXPECT_COUNT(fd, want, "%s before the foreign write", name);
+
+	logged = sp_klog_count(FOREIGN_LOG);
+	ASSERT_EQ(0, sp_debugfs_printf(&t->d, "poke", "1 %#x %#x", off, val));
+	/* what the other agent selected counts far more on core 1 */
+	INJECT(t, 1, e->bank, sig ^ 1, 70000);
+	INJECT(t, ALL_CORES, e->bank, sig, 50);
+	want += 50 * (uint64_t)(t->cores - 1);
+	EXPECT_COUNT(fd, want, "%s: core 1 frozen, the others count", name);
+	EXPECT_LT(logged, sp_klog_count(FOREIGN_LOG)) TH_LOG("no kernel log line");
+	INJECT(t, ALL_CORES, e->bank, sig, 3);
+	want += 3 * (uint64_t)(t->cores - 1);
+	EXPECT_COUNT(fd, want, "%s: core 1 still frozen", name);
+	close(fd);
+
+	/* a new event sets the bank up again and counts on every core */
+	fd = OPEN_OK(t, cfg_tev(e), 0, -1);
+	INJECT(t, ALL_CORES, e->bank, sig, 40);
+	EXPECT_COUNT(fd, 40 * (uint64_t)t->cores, "%s after the foreign write", name);
+	close(fd);
+}
+
+TEST_F(tensix, foreign_reprogram)
+{
+	const struct tensix_dev *t = &self->dev;
+
+	ASSERT_LE(2, t->cores);
+	/* fpu_counter is select 0: the other agent selects 1 (sfpu_counter) */
+	foreign_case(_metadata, t, "fpu_counter", TENSIX_PERF_CNT_FPU0 + TENSIX_REG_MODE,
+		     1 << TENSIX_SEL_SHIFT);
+	/* l1_0_unpacker_0 is id 0 of mux group 0: the other agent latches group 1 */
+	foreign_case(_metadata, t, "l1_0_unpacker_0", TENSIX_PERF_CNT_MUX_CTRL,
+		     1 << TENSIX_MUX_SHIFT);
+}
+
+/*
  * Raw L1 events for every mux group the architecture wires (Blackhole's
  * groups 2-4 too) and every id, request and grant.
  */
