@@ -1149,6 +1149,7 @@ int socpmu_register(struct socpmu *sp, struct device *dev,
 		.start		= socpmu_start,
 		.stop		= socpmu_stop,
 		.read		= socpmu_read,
+		.hrtimer_interval_ms = ops->mux_interval_ms,
 	};
 	if (ops->read_begin) {
 		sp->pmu.start_txn = socpmu_start_txn;

@@ -169,6 +169,8 @@ enum socpmu_window {
  *	@read_end. These nest: the core calls @read_begin for the first and
  *	@read_end after the last.
  * @read_end: optional, end of that transaction, sweep or window.
+ * @mux_interval_ms: the PMU's default multiplexing period
+ *	(perf_event_mux_interval_ms in sysfs), 0 for perf's
  *
  * @add, @del and @read are called with socpmu::lock held and interrupts off:
  * they must not sleep.
@@ -183,6 +185,7 @@ struct socpmu_ops {
 	void (*read)(struct socpmu *sp, struct perf_event *event, u64 *vals);
 	void (*read_begin)(struct socpmu *sp, enum socpmu_window why);
 	void (*read_end)(struct socpmu *sp);
+	unsigned int mux_interval_ms;
 };
 
 /**
