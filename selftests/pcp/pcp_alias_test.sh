@@ -28,37 +28,20 @@
 SIM=/sys/devices/socpmu_sim
 BUS=/sys/bus/event_source/devices
 CONF=${PCP_SOCPMU_CONF:-/usr/share/socpmu/pcp/perfevent-socpmu.conf}
+TAP_LABEL=pcp_alias
 NTESTS=20
 
 TMP=${TMPDIR:-/tmp}/pcp_alias_test.$$
 created="" FMT_NAMES=""
-n=0 npass=0 nfail=0 nskip=0
-
-ok() { n=$((n + 1)); npass=$((npass + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); nfail=$((nfail + 1)); echo "not ok $n $1"; }
-skip() { n=$((n + 1)); nskip=$((nskip + 1)); echo "ok $n $1 # SKIP $2"; }
-diag() { echo "# $*"; }
-totals() {
-	echo "# Totals: pass:$npass fail:$nfail xfail:0 xpass:0 skip:$nskip error:0"
-}
+. "$(dirname "$0")/../lib/tap.shlib"
 
 cleanup() {
-	for d in $created; do
-		echo "$d" > "$SIM/del_device" 2>/dev/null
-	done
-	created=""
+	del_created
 	rm -rf "$TMP"
 }
 
 echo "TAP version 13"
 echo "1..$NTESTS"
-
-skip_all() {
-	diag "$1"
-	while [ $n -lt $NTESTS ]; do skip "pcp_alias_$((n + 1))" "$1"; done
-	totals
-	exit 4
-}
 
 [ "$(id -u)" = 0 ] || skip_all "must run as root"
 [ -w "$SIM/new_device" ] || skip_all "no simulator ($SIM/new_device): load socpmu_sim"

@@ -32,24 +32,12 @@ HOST=local:
 
 TMP=${TMPDIR:-/tmp}/pcp_pmda_test.$$
 created="" pmcd_pid="" made_passwd="" made_hosts=""
-n=0 npass=0 nfail=0 nskip=0
-
-ok() { n=$((n + 1)); npass=$((npass + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); nfail=$((nfail + 1)); echo "not ok $n $1"; }
-skip() { n=$((n + 1)); nskip=$((nskip + 1)); echo "ok $n $1 # SKIP $2"; }
-diag() { echo "# $*"; }
-show() { [ -f "$1" ] && sed 's/^/#   /' "$1" | head -n "${2:-30}"; }
-totals() {
-	echo "# Totals: pass:$npass fail:$nfail xfail:0 xpass:0 skip:$nskip error:0"
-}
+. "$(dirname "$0")/../lib/tap.shlib"
 
 cleanup() {
 	[ -z "$pmcd_pid" ] || { kill "$pmcd_pid" 2>/dev/null; wait "$pmcd_pid" 2>/dev/null; }
 	pmcd_pid=""
-	for d in $created; do
-		echo "$d" > "$SIM/del_device" 2>/dev/null
-	done
-	created=""
+	del_created
 	[ -z "$made_passwd" ] || rm -f /etc/passwd /etc/group
 	[ -z "$made_hosts" ] || rm -f /etc/hosts
 	[ ! -f "$TMP/conf.orig" ] || cp "$TMP/conf.orig" /etc/pcp/perfevent/perfevent.conf
