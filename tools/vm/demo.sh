@@ -17,9 +17,10 @@ modprobe socpmu_sim || die "modprobe socpmu_sim"
 modprobe tensix_pmu || die "modprobe tensix_pmu"
 lsmod
 
-step "perf list tensix (the first events of $(perf list tensix 2>/dev/null | grep -c '^  [a-z]') Tensix events and metrics)"
-perf list tensix 2>/dev/null | grep -A 1 '^  [a-z]' | head -n 12
-perf list tensix 2>/dev/null | grep -q '^  fpu_instruction$' || die "perf list tensix shows no fpu_instruction"
+perf list tensix >/tmp/perf-list.txt 2>/dev/null
+step "perf list tensix (the first of $(grep -c '^  [a-z]' /tmp/perf-list.txt) Tensix events and metrics)"
+grep -A 1 '^  [a-z]' /tmp/perf-list.txt | head -n 12
+grep -q '^  fpu_instruction$' /tmp/perf-list.txt || die "perf list tensix shows no fpu_instruction"
 
 step "start the simulated matmul workload"
 echo "matmul fpu=60 unpack=40 pack=30" >"$sim/workload" || die "cannot write $sim/workload"
