@@ -40,13 +40,7 @@ cleanup() {
 	rm -rf "$TMP"
 }
 
-echo "TAP version 13"
-echo "1..$NTESTS"
-
-[ "$(id -u)" = 0 ] || skip_all "must run as root"
-[ -w "$SIM/new_device" ] || skip_all "no simulator ($SIM/new_device): load socpmu_sim"
-PERF=${PERF:-$(command -v perf 2>/dev/null)}
-[ -n "$PERF" ] && [ -x "$PERF" ] || skip_all "no perf"
+tap_begin_sim perf
 
 trap cleanup EXIT
 trap 'cleanup; exit 1' INT TERM

@@ -31,15 +31,9 @@ cleanup() {
 	rm -rf "$TMP"
 }
 
-echo "TAP version 13"
-echo "1..$NTESTS"
-
-[ "$(id -u)" = 0 ] || skip_all "must run as root"
-[ -w "$SIM/new_device" ] || skip_all "no simulator ($SIM/new_device): load socpmu_sim"
+tap_begin_sim perf
 [ -d "$SIMDBG" ] || mount -t debugfs none "$DEBUGFS" 2>/dev/null
 [ -d "$SIMDBG" ] || skip_all "no simulator debugfs ($SIMDBG)"
-PERF=${PERF:-$(command -v perf 2>/dev/null)}
-[ -n "$PERF" ] && [ -x "$PERF" ] || skip_all "no perf"
 diag "using $PERF ($("$PERF" version 2>&1))"
 
 trap cleanup EXIT
