@@ -176,17 +176,8 @@ struct sifive_hpm {
 };
 
 /* Why an event is refused, as the other socpmu PMUs say it (socpmu_core) */
-static __printf(2, 3) void hpm_refuse(struct sifive_hpm *hpm, const char *fmt, ...)
-{
-	struct va_format vaf;
-	va_list args;
-
-	va_start(args, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &args;
-	socpmu_log_refusal(&hpm->refuse_rs, hpm->name, "%pV", &vaf);
-	va_end(args);
-}
+#define hpm_refuse(hpm, fmt, ...) \
+	socpmu_log_refusal(&(hpm)->refuse_rs, (hpm)->name, fmt, ##__VA_ARGS__)
 
 static DEFINE_IDA(hpm_ida);
 static enum cpuhp_state hpm_cpuhp_state;
