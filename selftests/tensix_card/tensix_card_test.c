@@ -1759,7 +1759,7 @@ TEST_F(card, reset_link_down_frozen)
  */
 #define BUDGET_EVENTS	12
 #define BUDGET		640
-#define BUDGET_BOUND	6
+#define BUDGET_BOUND	4
 
 TEST(access_budget_bounds_sections)
 {
