@@ -146,7 +146,8 @@ struct tensix_unit {
  * @resets: card resets the PMU re-armed after
  * @budget: most tile register accesses a read of every scheduled event may
  *	cost (0: no limit), see tensix_add()
- * @cost: what a read of the scheduled events costs, tensix_ev_cost() each
+ * @cost: what a read of the scheduled flexible events costs,
+ *	tensix_ev_cost() each
  * @units: register access of each core, after @banks in the same allocation
  * @banks: per-core bank state
  */
@@ -646,14 +647,29 @@ static unsigned int tensix_ev_cost(struct tensix_pmu *tp, struct perf_event *eve
 	return tensix_ev_cores(tp, event, &first) * TENSIX_EV_TILE_COST;
 }
 
-/* Is an event of another group than @event's scheduled? */
+/* Is @event pinned? perf pins a group by its leader's attr.pinned */
+static bool tensix_ev_pinned(struct perf_event *event)
+{
+	return event->group_leader->attr.pinned;
+}
+
+/* What the budget counts of @event: flexible events, see tensix_add() */
+static unsigned int tensix_ev_budgeted(struct tensix_pmu *tp, struct perf_event *event)
+{
+	return tensix_ev_pinned(event) ? 0 : tensix_ev_cost(tp, event);
+}
+
+/* Is a flexible event of another group than @event's scheduled? */
 static bool tensix_others_scheduled(struct tensix_pmu *tp, struct perf_event *event)
 {
 	struct socpmu_hw_event *se;
+	struct perf_event *other;
 
-	list_for_each_entry(se, &tp->sp.active, node)
-		if (socpmu_event_of(se)->group_leader != event->group_leader)
+	list_for_each_entry(se, &tp->sp.active, node) {
+		other = socpmu_event_of(se);
+		if (!tensix_ev_pinned(other) && other->group_leader != event->group_leader)
 			return true;
+	}
 	return false;
 }
 
@@ -661,22 +677,24 @@ static bool tensix_others_scheduled(struct tensix_pmu *tp, struct perf_event *ev
  * Claim the banks of @event's cores. On a card every register access is a
  * NOC access with interrupts off, and a poll or a group read reads every
  * scheduled event: a flexible event whose read would take the scheduled
- * events' cost (tensix_ev_cost()) over the PMU's budget (``access_budget``)
- * is refused with -EAGAIN, so that perf multiplexes instead of reading more
- * with interrupts off. An event of a group that is the only one scheduled
- * is always taken (a group larger than the budget still counts, alone),
- * and so are pinned events (they are scheduled first, and a pinned event
- * that cannot be scheduled is put in error).
+ * flexible events' cost (tensix_ev_cost()) over the PMU's budget
+ * (``access_budget``) is refused with -EAGAIN, so that perf multiplexes
+ * instead of reading more with interrupts off. An event of the only
+ * flexible group scheduled is always taken (a group larger than the budget
+ * still counts, alone). Pinned events are not counted and always taken:
+ * perf schedules them first and puts one it cannot schedule in error, so
+ * what they cost is what the user asked for; the budget bounds what
+ * multiplexing adds to it.
  */
 static int tensix_add(struct socpmu *sp, struct perf_event *event)
 {
 	struct tensix_pmu *tp = to_tensix(sp);
-	unsigned int bank = tensix_ev_bank(event), mux, cost = tensix_ev_cost(tp, event);
+	unsigned int bank = tensix_ev_bank(event), mux, cost = tensix_ev_budgeted(tp, event);
 	unsigned int first, n, core;
 	struct tensix_bank_state *bs;
 	bool ok;
 
-	if (tp->budget && !event->attr.pinned && tp->cost + cost > tp->budget &&
+	if (tp->budget && cost && tp->cost + cost > tp->budget &&
 	    tensix_others_scheduled(tp, event))
 		return -EAGAIN;
 	n = tensix_ev_cores(tp, event, &first);
@@ -737,7 +755,7 @@ static void tensix_del(struct socpmu *sp, struct perf_event *event)
 	unsigned int first, n, core;
 	bool ok = tensix_card_ok(tp);
 
-	tp->cost -= tensix_ev_cost(tp, event);
+	tp->cost -= tensix_ev_budgeted(tp, event);
 	n = tensix_ev_cores(tp, event, &first);
 	for (core = first; core < first + n; core++) {
 		struct tensix_bank_state *bs = &tp->banks[core][bank];
