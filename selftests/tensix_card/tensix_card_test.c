@@ -1752,14 +1752,15 @@ TEST_F(card, reset_link_down_frozen)
  * it schedules in, and the reads of the test. BUDGET_EVENTS whole-chip
  * events of a Wormhole (320 each) under a budget of two (640): every
  * section stays under BUDGET_BOUND times the budget in tile accesses (see
- * tensix-pmu.rst, "Cost on the bus"), a tile access being 3 BAR0 accesses
- * on a Wormhole; every event runs, part of the time. Without the budget
- * the section that scheduled the last event in read and started all of
- * them.
+ * tensix-pmu.rst, "Bounds"), a tile access being 3 BAR0 accesses on a
+ * Wormhole; every event runs, part of the time. Without the budget the
+ * section that enabled the last event read and stopped the 15 others and
+ * started all 16 (12480 accesses with 12 events, against a bound of
+ * 11520 at 6 times the budget; 5040 with the budget).
  */
-#define BUDGET_EVENTS	12
+#define BUDGET_EVENTS	16
 #define BUDGET		640
-#define BUDGET_BOUND	4
+#define BUDGET_BOUND	5
 
 TEST(access_budget_bounds_sections)
 {
@@ -1768,6 +1769,8 @@ TEST(access_budget_bounds_sections)
 		{ TENSIX_BANK_TDMA_UNPACK, 3 }, { TENSIX_BANK_TDMA_UNPACK, 4 },
 		{ TENSIX_BANK_TDMA_PACK, 11 }, { TENSIX_BANK_TDMA_PACK, 18 },
 		{ TENSIX_BANK_INSTRN_THREAD, 16 }, { TENSIX_BANK_INSTRN_THREAD, 18 },
+		{ TENSIX_BANK_FPU, 257 }, { TENSIX_BANK_TDMA_UNPACK, 5 },
+		{ TENSIX_BANK_TDMA_UNPACK, 6 }, { TENSIX_BANK_TDMA_PACK, 272 },
 	};
 	const char *why = card_unavailable_or_skip();
 	char name[SP_NAME_LEN], buf[256];
