@@ -269,7 +269,8 @@ static int tensix_vote_get(struct tensix_pmu *tp)
 	if (!ret)
 		tp->nr_voters++;
 	else
-		socpmu_refuse(&tp->sp, "the card's power vote failed (%d): gated tiles would count nothing",
+		socpmu_refuse(&tp->sp,
+			      "the card's power vote failed (%d): gated tiles would count nothing",
 			      ret);
 	mutex_unlock(&tp->vote_lock);
 	return ret;
@@ -1116,7 +1117,8 @@ static ssize_t power_vote_show(struct device *dev, struct device_attribute *attr
 	int len;
 
 	if (!tp->tiles->power_vote)
-		return sysfs_emit(buf, "none: the card cannot vote; counts need a client (tt-metal, tt-smi) to keep the tiles clocked\n");
+		return sysfs_emit(buf, "%s\n",
+				  "none: the card cannot vote; counts need a client (tt-metal, tt-smi) to keep the tiles clocked");
 	mutex_lock(&tp->vote_lock);
 	if (tp->nr_voters && !tp->gone)
 		len = sysfs_emit(buf, "held %u\n", tp->nr_voters);
