@@ -1755,8 +1755,8 @@ TEST_F(card, reset_link_down_frozen)
  * tensix-pmu.rst, "Bounds"), a tile access being 3 BAR0 accesses on a
  * Wormhole; every event runs, part of the time. Without the budget the
  * section that enabled the last event read and stopped the 15 others and
- * started all 16 (12480 accesses with 12 events, against a bound of
- * 11520 at 6 times the budget; 5040 with the budget).
+ * started all 16: 14400 accesses, against the bound's 9600 (5040 with the
+ * budget), and no event was multiplexed.
  */
 #define BUDGET_EVENTS	16
 #define BUDGET		640
