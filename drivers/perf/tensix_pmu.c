@@ -444,12 +444,13 @@ static void tensix_latch_mux(struct tensix_pmu *tp, unsigned int core, unsigned 
 	u32 field = GENMASK(TENSIX_MUX_SHIFT + tp->mux_bits - 1, TENSIX_MUX_SHIFT);
 	u32 val = tensix_read(tp, core, TENSIX_PERF_CNT_MUX_CTRL);
 
+	/* (a card reset's end latches it, see tensix_rearm()) */
+	tp->banks[core][TENSIX_BANK_L1].mux = mux;
 	if (tensix_lost(tp))
 		return;
 	/* The other bits of MUX_CTRL belong to another function */
 	val = (val & ~field) | (mux << TENSIX_MUX_SHIFT);
 	tensix_write(tp, core, TENSIX_PERF_CNT_MUX_CTRL, val);
-	tp->banks[core][TENSIX_BANK_L1].mux = mux;
 }
 
 /*
@@ -693,7 +694,7 @@ static int tensix_add(struct socpmu *sp, struct perf_event *event)
 	unsigned int bank = tensix_ev_bank(event), mux, cost = tensix_ev_budgeted(tp, event);
 	unsigned int first, n, core;
 	struct tensix_bank_state *bs;
-	bool ok;
+	bool ok, has_mux;
 
 	if (tp->budget && cost && tp->cost + cost > tp->budget &&
 	    tensix_others_scheduled(tp, event))
@@ -715,36 +716,36 @@ static int tensix_add(struct socpmu *sp, struct perf_event *event)
 		}
 	}
 	tp->cost += cost;
-	/*
-	 * During a card reset only the bank state: the reset's end sets up
-	 * every bank that has events (tensix_rearm()). (The bank state of a
-	 * card that stopped answering for good is moot: never used again.)
-	 */
 	ok = tensix_card_ok(tp);
-	for (core = first; core < first + n && !ok && tp->frozen; core++) {
+	for (core = first; core < first + n; core++) {
 		bs = &tp->banks[core][bank];
-		if (!bs->users++) {
-			if (!tensix_group_mux(tp, event, core, &mux))
-				mux = 0;
-			bs->mux = mux;
-			bs->mode = TENSIX_MODE_CONTINUOUS |
-				   tensix_ev_sel(event) << TENSIX_SEL_SHIFT;
+		has_mux = tensix_group_mux(tp, event, core, &mux);
+		/*
+		 * During a card reset (or from a read that found one starting)
+		 * only the bank state: the reset's end sets up every bank that
+		 * has events (tensix_rearm()). (The bank state of a card that
+		 * stopped answering for good is moot: never used again.)
+		 */
+		if (!ok || tensix_lost(tp)) {
+			if (!bs->users) {
+				bs->mux = has_mux ? mux : 0;
+				bs->mode = TENSIX_MODE_CONTINUOUS |
+					   tensix_ev_sel(event) << TENSIX_SEL_SHIFT;
+			} else if (bank == TENSIX_BANK_L1 && has_mux) {
+				bs->mux = mux;
+			}
+			bs->users++;
+			continue;
 		}
-	}
-	for (core = first; core < first + n && ok && !tensix_lost(tp); core++) {
-		bs = &tp->banks[core][bank];
 		if (bs->users) {
 			tensix_hold(tp, core, bank);
-			if (bank == TENSIX_BANK_L1 && tensix_group_mux(tp, event, core, &mux) &&
-			    bs->mux != mux)
+			if (bank == TENSIX_BANK_L1 && has_mux && bs->mux != mux)
 				tensix_latch_mux(tp, core, mux);
 			bs->users++;
 			continue;
 		}
 		bs->users++;
-		if (!tensix_group_mux(tp, event, core, &mux))
-			mux = 0;
-		tensix_bank_start(tp, core, bank, mux, tensix_ev_sel(event));
+		tensix_bank_start(tp, core, bank, has_mux ? mux : 0, tensix_ev_sel(event));
 	}
 	return 0;
 }
