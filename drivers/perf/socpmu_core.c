@@ -377,6 +377,32 @@ void socpmu_restart(struct socpmu *sp, void (*restart)(struct socpmu *sp),
 }
 EXPORT_SYMBOL_GPL(socpmu_restart);
 
+/**
+ * socpmu_rearm() - counters were zeroed behind the driver's back: go on from 0
+ * @sp: the PMU, locked (from a socpmu_ops callback)
+ * @rearm: the driver's function that sets its counters up again and starts
+ *	them, which zeroes them
+ *
+ * For hardware that was reset (a PCIe card reset by its driver) while
+ * events counted: what the counters show now continues nothing, so no
+ * event is read; every scheduled event keeps its count, the last value of
+ * each of its counters becomes 0 and @rearm runs, so the events go on from
+ * there. What was counted between the last read and the reset is lost.
+ */
+void socpmu_rearm(struct socpmu *sp, void (*rearm)(struct socpmu *sp))
+{
+	struct socpmu_hw_event *se;
+	unsigned int i;
+
+	lockdep_assert_held(&sp->lock);
+	list_for_each_entry(se, &sp->active, node)
+		for (i = 0; i < se->nr; i++)
+			se->prev[i] = 0;
+	if (!sp->dead)
+		rearm(sp);
+}
+EXPORT_SYMBOL_GPL(socpmu_rearm);
+
 /*
  * The period until the next poll after one that took @cost ns: the
  * configured one, or SOCPMU_POLL_DUTY times @cost if that is longer (many
@@ -669,6 +695,8 @@ static void socpmu_event_destroy(struct perf_event *event)
 
 	if (se->prev != se->inline_prev)
 		kfree(se->prev);
+	if (sp->ops->destroy)
+		sp->ops->destroy(sp, event);
 	socpmu_life_put(&sp->life, event);
 }
 
@@ -799,18 +827,18 @@ static int socpmu_event_init(struct perf_event *event)
 		goto err;
 	if (!socpmu_group_is_valid(sp, event)) {
 		ret = -EINVAL;
-		goto err;
+		goto err_destroy;
 	}
 
 	ret = socpmu_grow_vals(sp, nr);
 	if (ret)
-		goto err;
+		goto err_destroy;
 	se->prev = se->inline_prev;
 	if (nr > ARRAY_SIZE(se->inline_prev)) {
 		se->prev = kcalloc(nr, sizeof(*se->prev), GFP_KERNEL);
 		if (!se->prev) {
 			ret = -ENOMEM;
-			goto err;
+			goto err_destroy;
 		}
 	}
 	INIT_LIST_HEAD(&se->node);
@@ -819,6 +847,9 @@ static int socpmu_event_init(struct perf_event *event)
 	event->destroy = socpmu_event_destroy;
 	return 0;
 
+err_destroy:
+	if (sp->ops->destroy)
+		sp->ops->destroy(sp, event);
 err:
 	socpmu_life_put(&sp->life, NULL);
 	return ret;

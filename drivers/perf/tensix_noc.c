@@ -23,6 +23,12 @@
  * Tensix row or column in NOC0 order); a provider's mask, read from the
  * firmware, is in the physical layout and converted.
  *
+ * Power and resets are the provider's (struct tt_noc_card): the bridge
+ * hands tensix_pmu the card's power vote, which tensix_pmu holds while any
+ * event exists (tt-kmd clock-gates the tiles of a card no client voted
+ * for), and its reset sequence, which tensix_pmu compares at every read.
+ * A card without them is said to be so in the log.
+ *
  * The card comes in one of two ways, both ending in tt_noc_bridge_probe():
  *  - an auxiliary device "<provider>.tensix_noc" (struct tt_noc_card): tt-kmd
  *    with tools/tt-kmd/patches exports one per chip, and so does the
@@ -150,6 +156,7 @@ struct tt_noc_tile {
  *	perf calls in with interrupts off
  * @tiles: the tile contexts
  * @out: the auxiliary device for tensix_pmu (freed by its release)
+ * @card: the provider's card, NULL for a directly bound PCI device
  */
 struct tt_noc_bridge {
 	struct device *dev;
@@ -160,6 +167,7 @@ struct tt_noc_bridge {
 	raw_spinlock_t lock;	/* serialises the window */
 	struct tt_noc_tile *tiles;
 	struct tensix_tiles *out;
+	struct tt_noc_card *card;
 };
 
 /* Set @width bits at @shift of the little-endian multi-word value @w */
@@ -351,6 +359,43 @@ static int tt_noc_translation(struct device *dev, struct regmap *bar0, u32 arch,
 	return 0;
 }
 
+/* The bridge of @tiles: the drvdata of their parent */
+static struct tt_noc_bridge *tt_noc_bridge_of(struct tensix_tiles *tiles)
+{
+	return dev_get_drvdata(tiles->adev.dev.parent);
+}
+
+/* tensix_tiles::power_vote: the card's */
+static int tt_noc_power_vote(struct tensix_tiles *tiles, bool on)
+{
+	struct tt_noc_card *card = tt_noc_bridge_of(tiles)->card;
+
+	return card->power_vote(card, on);
+}
+
+/* tensix_tiles::reset_seq: the card's */
+static u32 tt_noc_reset_seq(struct tensix_tiles *tiles)
+{
+	struct tt_noc_card *card = tt_noc_bridge_of(tiles)->card;
+
+	return card->reset_seq(card);
+}
+
+/* Hand the card's power vote and reset sequence on, or say they are missing */
+static void tt_noc_card_ops(struct tt_noc_bridge *br, struct tensix_tiles *out)
+{
+	struct tt_noc_card *card = br->card;
+
+	if (card && card->power_vote)
+		out->power_vote = tt_noc_power_vote;
+	else
+		dev_warn(br->dev, "the card provides no power vote: the tiles count only while a client (tt-metal, tt-smi) keeps them clocked; with tt-kmd's power policy they are clock gated otherwise and perf counts 0\n");
+	if (card && card->reset_seq)
+		out->reset_seq = tt_noc_reset_seq;
+	else
+		dev_warn(br->dev, "the card provides no reset sequence: a reset is seen only as reads of all ones, which freeze the PMU for good\n");
+}
+
 static void tt_noc_tiles_release(struct device *dev)
 {
 	struct tensix_tiles *out = container_of(dev, struct tensix_tiles, adev.dev);
@@ -401,6 +446,7 @@ static void tt_noc_tiles_del(void *data)
  * @tlb: the window reserved for the bridge
  * @hmask: harvesting mask, tt-umd's convention (tt_noc_shuffle())
  * @clock_hz: Tensix clock
+ * @tcard: the provider's card (its power vote and reset sequence), or NULL
  *
  * Enumerates the Tensix tiles that harvesting left, one regmap each (in NOC
  * order: by row, then column), each addressed in translated coordinates if
@@ -411,7 +457,7 @@ static void tt_noc_tiles_del(void *data)
  */
 static int tt_noc_bridge_probe(struct device *dev, struct device *card,
 			       struct regmap *bar0, u32 arch, u32 tlb, u32 hmask,
-			       u64 clock_hz)
+			       u64 clock_hz, struct tt_noc_card *tcard)
 {
 	const struct tt_noc_arch_info *info;
 	struct tt_noc_bridge *br;
@@ -515,6 +561,9 @@ static int tt_noc_bridge_probe(struct device *dev, struct device *card,
 	out->translated = translated;
 	out->nr = n;
 	br->out = out;
+	br->card = tcard;
+	dev_set_drvdata(dev, br);
+	tt_noc_card_ops(br, out);
 	ret = auxiliary_device_add(adev);
 	if (ret)
 		return ret;
@@ -588,7 +637,7 @@ static int tt_noc_aux_probe(struct auxiliary_device *adev,
 		mask = tt_noc_shuffle(&tt_noc_archs[card->arch], card->harvest);
 	}
 	return tt_noc_bridge_probe(&adev->dev, adev->dev.parent, card->bar0, card->arch,
-				   card->tlb, mask, card->clock_hz);
+				   card->tlb, mask, card->clock_hz, card);
 }
 
 static const struct auxiliary_device_id tt_noc_aux_ids[] = {
@@ -694,7 +743,7 @@ static int tt_noc_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	if (IS_ERR(bar0))
 		return PTR_ERR(bar0);
 	return tt_noc_bridge_probe(dev, dev, bar0, id->driver_data, info->tlb, mask,
-				   (u64)pci_clock_mhz * HZ_PER_MHZ);
+				   (u64)pci_clock_mhz * HZ_PER_MHZ, NULL);
 }
 
 /* No MODULE_DEVICE_TABLE: loading must not race tt-kmd for the card */

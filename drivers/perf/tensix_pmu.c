@@ -24,6 +24,12 @@
  * e.g. Blackhole's on-card RISC-V cluster) or from the Tensix NOC bridge
  * (tensix_noc.ko: the Tensix tiles of a PCIe card, one regmap per tile,
  * named by NOC coordinates).
+ *
+ * A card's PMU also holds the card's power vote while any of its events
+ * exists (the tiles of a card nobody voted for are clock gated), follows
+ * the card's resets (tensix_card_ok(): counts freeze while a reset runs and
+ * go on from the re-armed counters afterwards) and keeps the bus accesses
+ * of a read of its scheduled events within a budget (tensix_add()).
  */
 
 #define pr_fmt(fmt) "tensix_pmu: " fmt
@@ -32,6 +38,7 @@
 #include <linux/bitfield.h>
 #include <linux/ctype.h>
 #include <linux/idr.h>
+#include <linux/mutex.h>
 #include <linux/mod_devicetable.h>
 #include <linux/module.h>
 #include <linux/of.h>
@@ -127,6 +134,20 @@ struct tensix_unit {
  *	poll sweep, a PMU-disabled window)
  * @nr_held: banks held in that window
  * @nr_checked: banks checked by tensix_foreign() in the read window
+ * @tiles: the bridge's tiles (NOC devices), whose power vote and reset
+ *	sequence the PMU uses; NULL otherwise
+ * @vote_lock: serialises @nr_voters, @gone and the power vote calls
+ * @nr_voters: events that exist (initialised and not destroyed) while the
+ *	card's power vote is held for them
+ * @gone: the tiles went away: the vote was released, never called again
+ * @seq: the card's reset sequence when the banks were last armed
+ * @frozen: a card reset started under the driver: no register access until
+ *	it is over (tensix_card_ok())
+ * @resets: card resets the PMU re-armed after
+ * @budget: most tile register accesses a read of every scheduled event may
+ *	cost (0: no limit), see tensix_add()
+ * @cost: what a read of the scheduled flexible events costs,
+ *	tensix_ev_cost() each
  * @units: register access of each core, after @banks in the same allocation
  * @banks: per-core bank state
  */
@@ -140,6 +161,15 @@ struct tensix_pmu {
 	bool window;
 	unsigned int nr_held;
 	unsigned int nr_checked;
+	struct tensix_tiles *tiles;
+	struct mutex vote_lock;	/* @nr_voters, @gone, the vote */
+	unsigned int nr_voters;
+	bool gone;
+	u32 seq;
+	bool frozen;
+	unsigned int resets;
+	unsigned int budget;
+	unsigned int cost;
 	struct tensix_unit *units;
 	struct tensix_bank_state banks[][TENSIX_NR_BANKS];
 };
@@ -211,6 +241,69 @@ static bool tensix_select_wired(struct tensix_pmu *tp, unsigned int bank,
 	return false;
 }
 
+/**
+ * tensix_vote_get() - an event comes: hold the card's power vote
+ * @tp: the device
+ *
+ * tt-kmd's power policy keeps the tiles of a card clock gated until a
+ * client votes for them, and gated tiles count nothing: a system-wide
+ * ``perf stat`` with no workload running would read 0. So the first event
+ * of a card's PMU holds the card's vote (tensix_tiles::power_vote) and the
+ * last one to go releases it (tensix_vote_put()). A card without a vote
+ * op counts only while someone else votes (said in the log and in
+ * ``power_vote``). May sleep: called from event_init.
+ *
+ * Return: 0, or the vote's error (the event is refused).
+ */
+static int tensix_vote_get(struct tensix_pmu *tp)
+{
+	int ret = 0;
+
+	if (!tp->tiles || !tp->tiles->power_vote)
+		return 0;
+	mutex_lock(&tp->vote_lock);
+	if (tp->gone)
+		ret = -ENODEV;
+	else if (!tp->nr_voters)
+		ret = tp->tiles->power_vote(tp->tiles, true);
+	if (!ret)
+		tp->nr_voters++;
+	else
+		socpmu_refuse(&tp->sp,
+			      "the card's power vote failed (%d): gated tiles would count nothing",
+			      ret);
+	mutex_unlock(&tp->vote_lock);
+	return ret;
+}
+
+/* An event goes: the last one releases the card's power vote */
+static void tensix_vote_put(struct tensix_pmu *tp)
+{
+	if (!tp->tiles || !tp->tiles->power_vote)
+		return;
+	mutex_lock(&tp->vote_lock);
+	if (!--tp->nr_voters && !tp->gone)
+		tp->tiles->power_vote(tp->tiles, false);
+	mutex_unlock(&tp->vote_lock);
+}
+
+static void tensix_destroy(struct socpmu *sp, struct perf_event *event)
+{
+	tensix_vote_put(to_tensix(sp));
+}
+
+/* The tiles go: release the vote now, the events' ends will not */
+static void tensix_vote_gone(struct tensix_pmu *tp)
+{
+	if (!tp->tiles || !tp->tiles->power_vote)
+		return;
+	mutex_lock(&tp->vote_lock);
+	if (tp->nr_voters && !tp->gone)
+		tp->tiles->power_vote(tp->tiles, false);
+	tp->gone = true;
+	mutex_unlock(&tp->vote_lock);
+}
+
 static int tensix_event_init(struct socpmu *sp, struct perf_event *event,
 			     unsigned int *nr, unsigned int *width)
 {
@@ -246,7 +339,7 @@ static int tensix_event_init(struct socpmu *sp, struct perf_event *event,
 		return -EINVAL;
 	}
 	*width = 32;
-	return 0;
+	return tensix_vote_get(tp);
 }
 
 /* Two L1 events that need different mux values on a shared core cannot count at once. */
@@ -279,26 +372,39 @@ static void tensix_write(struct tensix_pmu *tp, unsigned int core,
 static const char tensix_card_gone[] =
 	"the card stopped answering (reset, or off the bus: reads return all ones)";
 
+/* The card's reset sequence moved since the banks were armed */
+static bool tensix_reset_seen(struct tensix_pmu *tp)
+{
+	return tp->tiles && tp->tiles->reset_seq &&
+	       tp->tiles->reset_seq(tp->tiles) != tp->seq;
+}
+
 static u32 tensix_read(struct tensix_pmu *tp, unsigned int core, unsigned int offset)
 {
 	const struct tensix_unit *u = &tp->units[core];
 	unsigned int val = 0;
 
 	/*
-	 * The PMU is dead from here on: the caller stops at the next
-	 * tensix_lost() and the core folds nothing of this read
+	 * A card that stopped answering: during a reset its provider
+	 * announced, the PMU freezes until the reset is over
+	 * (tensix_card_ok()); otherwise it is dead from here on. Either way
+	 * the caller stops at the next tensix_lost() and nothing of this
+	 * callback's reads is folded into a count.
 	 */
 	if (regmap_read(u->map, u->base + offset, &val)) {
-		socpmu_lost(&tp->sp, tp->noc ? tensix_card_gone : "register reads fail");
+		if (tensix_reset_seen(tp))
+			tp->frozen = true;
+		else
+			socpmu_lost(&tp->sp, tp->noc ? tensix_card_gone : "register reads fail");
 		return 0;
 	}
 	return val;
 }
 
-/* A read failed (socpmu_lost()): touch the hardware no more */
+/* A read failed (socpmu_lost()), or a card reset runs: touch the hardware no more */
 static bool tensix_lost(struct tensix_pmu *tp)
 {
-	return tp->sp.dead;
+	return tp->sp.dead || tp->frozen;
 }
 
 /* Point the bank's output mux at @sel; a register write only on a change. */
@@ -324,18 +430,27 @@ static void tensix_bank_edge(struct tensix_pmu *tp, unsigned int core,
 	tensix_write(tp, core, ctrl, edge);
 }
 
+/* Write the bank's mode register (its select), whatever the cache says */
+static void tensix_write_mode(struct tensix_pmu *tp, unsigned int core, unsigned int bank,
+			      u32 mode)
+{
+	tensix_write(tp, core, tensix_ctrl_base[bank] + TENSIX_REG_MODE, mode);
+	tp->banks[core][bank].mode = mode;
+}
+
 /* Select the signals of L1 mux group @mux for @core's L1 bank */
 static void tensix_latch_mux(struct tensix_pmu *tp, unsigned int core, unsigned int mux)
 {
 	u32 field = GENMASK(TENSIX_MUX_SHIFT + tp->mux_bits - 1, TENSIX_MUX_SHIFT);
 	u32 val = tensix_read(tp, core, TENSIX_PERF_CNT_MUX_CTRL);
 
+	/* (a card reset's end latches it, see tensix_rearm()) */
+	tp->banks[core][TENSIX_BANK_L1].mux = mux;
 	if (tensix_lost(tp))
 		return;
 	/* The other bits of MUX_CTRL belong to another function */
 	val = (val & ~field) | (mux << TENSIX_MUX_SHIFT);
 	tensix_write(tp, core, TENSIX_PERF_CNT_MUX_CTRL, val);
-	tp->banks[core][TENSIX_BANK_L1].mux = mux;
 }
 
 /*
@@ -359,6 +474,75 @@ static void tensix_bank_start(struct tensix_pmu *tp, unsigned int core,
 		return;
 	}
 	tensix_bank_edge(tp, core, bank, TENSIX_START);
+}
+
+/* Set every bank that has events up again and start it (after a card reset) */
+static void tensix_rearm(struct socpmu *sp)
+{
+	struct tensix_pmu *tp = to_tensix(sp);
+	struct tensix_bank_state *bs;
+	unsigned int core, bank;
+
+	tp->nr_held = 0;
+	tp->nr_checked = 0;
+	for (core = 0; core < tp->nr_cores && !tensix_lost(tp); core++) {
+		for (bank = 0; bank < TENSIX_NR_BANKS && !tensix_lost(tp); bank++) {
+			bs = &tp->banks[core][bank];
+			bs->held = false;
+			bs->pending = false;
+			bs->checked = false;
+			bs->foreign = false;
+			if (!bs->users)
+				continue;
+			if (bank == TENSIX_BANK_L1)
+				tensix_latch_mux(tp, core, bs->mux);
+			tensix_write_mode(tp, core, bank, bs->mode);
+			tensix_bank_edge(tp, core, bank, TENSIX_START);
+		}
+	}
+}
+
+/**
+ * tensix_card_ok() - may the driver touch the card now?
+ * @tp: the device, locked
+ *
+ * Compares the card's reset sequence (tensix_tiles::reset_seq) with the one
+ * the banks were armed under, at every callback that touches the card. A
+ * reset zeroes and stops the counters, and while it runs the card may not
+ * answer: an odd sequence (a reset running) freezes every count, with no
+ * register access at all (a read that spins, or fails, with interrupts off
+ * on a card whose link is down would be worse than none). A new even one
+ * (the reset is over, however short it was: a reset between two polls is
+ * seen too) re-arms every bank that has events: their counts go on from 0
+ * (socpmu_rearm()); what they counted between their last read and the
+ * reset is lost. Without a reset sequence a reset is seen only as reads of
+ * all ones (see tensix_read()).
+ *
+ * Return: true when the banks are the driver's (armed under the current
+ * sequence) and the card answers.
+ */
+static bool tensix_card_ok(struct tensix_pmu *tp)
+{
+	u32 seq;
+
+	if (tp->sp.dead)
+		return false;
+	if (!tp->tiles || !tp->tiles->reset_seq)
+		return true;
+	seq = tp->tiles->reset_seq(tp->tiles);
+	if (seq == tp->seq && !tp->frozen)
+		return true;
+	if (seq & 1) {
+		tp->frozen = true;
+		return false;
+	}
+	tp->seq = seq;
+	tp->frozen = false;
+	tp->resets++;
+	socpmu_rearm(&tp->sp, tensix_rearm);
+	dev_info_ratelimited(tp->sp.dev, "%s: card reset: events re-armed, counting again from the end of the reset (what they counted since their last read is lost)\n",
+			     tp->sp.name);
+	return !tensix_lost(tp);
 }
 
 /**
@@ -441,13 +625,80 @@ static bool tensix_mux_needed(struct tensix_pmu *tp, unsigned int core)
 	return false;
 }
 
+/*
+ * Tile register accesses a read of @event may cost, per core it counts on:
+ * the check for another agent's configuration (a mode read, and a mux read
+ * on L1), a select write and the counter read. The budget counts this for
+ * every scheduled event, although the check is shared by a bank's events
+ * in a read window: an upper bound.
+ */
+#define TENSIX_EV_TILE_COST	4
+
+/*
+ * The default budget of a card's PMU: 2048 tile register accesses, each a
+ * window programming (2 or 3 posted writes) and an access, at most about
+ * 2.7 ms of bus time at tt-umd's figures (1027 ns a read, 93 ns a write).
+ * A whole-chip event costs 320 on a Wormhole, 560 on a Blackhole.
+ */
+#define TENSIX_NOC_BUDGET	2048
+
+static unsigned int tensix_ev_cost(struct tensix_pmu *tp, struct perf_event *event)
+{
+	unsigned int first;
+
+	return tensix_ev_cores(tp, event, &first) * TENSIX_EV_TILE_COST;
+}
+
+/* Is @event pinned? perf pins a group by its leader's attr.pinned */
+static bool tensix_ev_pinned(struct perf_event *event)
+{
+	return event->group_leader->attr.pinned;
+}
+
+/* What the budget counts of @event: flexible events, see tensix_add() */
+static unsigned int tensix_ev_budgeted(struct tensix_pmu *tp, struct perf_event *event)
+{
+	return tensix_ev_pinned(event) ? 0 : tensix_ev_cost(tp, event);
+}
+
+/* Is a flexible event of another group than @event's scheduled? */
+static bool tensix_others_scheduled(struct tensix_pmu *tp, struct perf_event *event)
+{
+	struct socpmu_hw_event *se;
+	struct perf_event *other;
+
+	list_for_each_entry(se, &tp->sp.active, node) {
+		other = socpmu_event_of(se);
+		if (!tensix_ev_pinned(other) && other->group_leader != event->group_leader)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Claim the banks of @event's cores. On a card every register access is a
+ * NOC access with interrupts off, and a poll or a group read reads every
+ * scheduled event: a flexible event whose read would take the scheduled
+ * flexible events' cost (tensix_ev_cost()) over the PMU's budget
+ * (``access_budget``) is refused with -EAGAIN, so that perf multiplexes
+ * instead of reading more with interrupts off. An event of the only
+ * flexible group scheduled is always taken (a group larger than the budget
+ * still counts, alone). Pinned events are not counted and always taken:
+ * perf schedules them first and puts one it cannot schedule in error, so
+ * what they cost is what the user asked for; the budget bounds what
+ * multiplexing adds to it.
+ */
 static int tensix_add(struct socpmu *sp, struct perf_event *event)
 {
 	struct tensix_pmu *tp = to_tensix(sp);
-	unsigned int bank = tensix_ev_bank(event), mux;
+	unsigned int bank = tensix_ev_bank(event), mux, cost = tensix_ev_budgeted(tp, event);
 	unsigned int first, n, core;
 	struct tensix_bank_state *bs;
+	bool ok, has_mux;
 
+	if (tp->budget && cost && tp->cost + cost > tp->budget &&
+	    tensix_others_scheduled(tp, event))
+		return -EAGAIN;
 	n = tensix_ev_cores(tp, event, &first);
 	/*
 	 * The bank counts one mux group at a time. An l1_cycles event of a
@@ -464,21 +715,37 @@ static int tensix_add(struct socpmu *sp, struct perf_event *event)
 				return -EAGAIN;
 		}
 	}
-	/* (the bank state of a card that stopped answering is moot: never used again) */
-	for (core = first; core < first + n && !tensix_lost(tp); core++) {
+	tp->cost += cost;
+	ok = tensix_card_ok(tp);
+	for (core = first; core < first + n; core++) {
 		bs = &tp->banks[core][bank];
+		has_mux = tensix_group_mux(tp, event, core, &mux);
+		/*
+		 * During a card reset (or from a read that found one starting)
+		 * only the bank state: the reset's end sets up every bank that
+		 * has events (tensix_rearm()). (The bank state of a card that
+		 * stopped answering for good is moot: never used again.)
+		 */
+		if (!ok || tensix_lost(tp)) {
+			if (!bs->users) {
+				bs->mux = has_mux ? mux : 0;
+				bs->mode = TENSIX_MODE_CONTINUOUS |
+					   tensix_ev_sel(event) << TENSIX_SEL_SHIFT;
+			} else if (bank == TENSIX_BANK_L1 && has_mux) {
+				bs->mux = mux;
+			}
+			bs->users++;
+			continue;
+		}
 		if (bs->users) {
 			tensix_hold(tp, core, bank);
-			if (bank == TENSIX_BANK_L1 && tensix_group_mux(tp, event, core, &mux) &&
-			    bs->mux != mux)
+			if (bank == TENSIX_BANK_L1 && has_mux && bs->mux != mux)
 				tensix_latch_mux(tp, core, mux);
 			bs->users++;
 			continue;
 		}
 		bs->users++;
-		if (!tensix_group_mux(tp, event, core, &mux))
-			mux = 0;
-		tensix_bank_start(tp, core, bank, mux, tensix_ev_sel(event));
+		tensix_bank_start(tp, core, bank, has_mux ? mux : 0, tensix_ev_sel(event));
 	}
 	return 0;
 }
@@ -488,7 +755,9 @@ static void tensix_del(struct socpmu *sp, struct perf_event *event)
 	struct tensix_pmu *tp = to_tensix(sp);
 	unsigned int bank = tensix_ev_bank(event);
 	unsigned int first, n, core;
+	bool ok = tensix_card_ok(tp);
 
+	tp->cost -= tensix_ev_budgeted(tp, event);
 	n = tensix_ev_cores(tp, event, &first);
 	for (core = first; core < first + n; core++) {
 		struct tensix_bank_state *bs = &tp->banks[core][bank];
@@ -500,7 +769,9 @@ static void tensix_del(struct socpmu *sp, struct perf_event *event)
 			bs->pending = false;
 			tp->nr_held--;
 		}
-		tensix_bank_edge(tp, core, bank, TENSIX_STOP);
+		/* a reset stopped it; a card that does not answer is not asked */
+		if (ok && !tensix_lost(tp))
+			tensix_bank_edge(tp, core, bank, TENSIX_STOP);
 	}
 }
 
@@ -555,11 +826,12 @@ static void tensix_read_event(struct socpmu *sp, struct perf_event *event, u64 *
 	struct tensix_pmu *tp = to_tensix(sp);
 	unsigned int bank = tensix_ev_bank(event), sel = tensix_ev_sel(event);
 	unsigned int out = tensix_out_base[bank];
+	bool ok = tensix_card_ok(tp);
 	unsigned int first, n, i;
 
 	n = tensix_ev_cores(tp, event, &first);
 	/* A card that stopped answering is not asked n times */
-	for (i = 0; i < n && !tensix_lost(tp); i++) {
+	for (i = 0; i < n && ok && !tensix_lost(tp); i++) {
 		/*
 		 * Its start is to come and zeroes it: what it shows now is
 		 * what the last events on it left. Reading that would only
@@ -581,6 +853,14 @@ static void tensix_read_event(struct socpmu *sp, struct perf_event *event, u64 *
 			vals[i] = tensix_read(tp, first + i, out + TENSIX_REG_OUT_H);
 		}
 	}
+	/*
+	 * A reset that started during the reads, or that runs: these values
+	 * continue nothing. The counts stay as they are (tensix_card_ok()
+	 * re-arms once it is over).
+	 */
+	if (tp->frozen || (!tp->sp.dead && tensix_reset_seen(tp)))
+		for (i = 0; i < n; i++)
+			vals[i] = socpmu_hw(event)->prev[i];
 }
 
 static void tensix_read_begin(struct socpmu *sp, enum socpmu_window why)
@@ -604,6 +884,20 @@ static void tensix_uncheck(struct tensix_pmu *tp)
 			}
 		}
 	}
+}
+
+/* Forget the banks held in the window, without touching the card */
+static void tensix_unhold(struct tensix_pmu *tp)
+{
+	unsigned int core, bank;
+
+	for (core = 0; core < tp->nr_cores; core++) {
+		for (bank = 0; bank < TENSIX_NR_BANKS; bank++) {
+			tp->banks[core][bank].held = false;
+			tp->banks[core][bank].pending = false;
+		}
+	}
+	tp->nr_held = 0;
 }
 
 /* Start every held bank that still has users: one start edge each */
@@ -644,6 +938,11 @@ static void tensix_read_end(struct socpmu *sp)
 	tensix_uncheck(tp);
 	if (!tp->nr_held)
 		return;
+	/* A reset runs: its end starts every bank that has events */
+	if (!tensix_card_ok(tp)) {
+		tensix_unhold(tp);
+		return;
+	}
 	socpmu_restart(sp, tensix_restart_held, tensix_zeroed);
 	tp->nr_held = 0;
 }
@@ -665,6 +964,7 @@ static const struct socpmu_ops tensix_ops = {
 	.read		= tensix_read_event,
 	.read_begin	= tensix_read_begin,
 	.read_end	= tensix_read_end,
+	.destroy	= tensix_destroy,
 };
 
 /* sysfs */
@@ -807,10 +1107,74 @@ static ssize_t tiles_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(tiles);
 
+/*
+ * NOC devices: whether the card's power vote is held ("held <events>"),
+ * released (no event: "released") or missing ("none", and why)
+ */
+static ssize_t power_vote_show(struct device *dev, struct device_attribute *attr,
+			       char *buf)
+{
+	struct tensix_pmu *tp = to_tensix(to_socpmu(dev_get_drvdata(dev)));
+	int len;
+
+	if (!tp->tiles->power_vote)
+		return sysfs_emit(buf, "%s\n",
+				  "none: the card cannot vote; counts need a client (tt-metal, tt-smi) to keep the tiles clocked");
+	mutex_lock(&tp->vote_lock);
+	if (tp->nr_voters && !tp->gone)
+		len = sysfs_emit(buf, "held %u\n", tp->nr_voters);
+	else
+		len = sysfs_emit(buf, "released\n");
+	mutex_unlock(&tp->vote_lock);
+	return len;
+}
+static DEVICE_ATTR_RO(power_vote);
+
+/* NOC devices: card resets the PMU re-armed its events after */
+static ssize_t card_resets_show(struct device *dev, struct device_attribute *attr,
+				char *buf)
+{
+	struct tensix_pmu *tp = to_tensix(to_socpmu(dev_get_drvdata(dev)));
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(tp->resets));
+}
+static DEVICE_ATTR_RO(card_resets);
+
+/*
+ * NOC devices: the most tile register accesses a read of every scheduled
+ * event may cost (tensix_add()); 0 lifts the limit
+ */
+static ssize_t access_budget_show(struct device *dev, struct device_attribute *attr,
+				  char *buf)
+{
+	struct tensix_pmu *tp = to_tensix(to_socpmu(dev_get_drvdata(dev)));
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(tp->budget));
+}
+
+static ssize_t access_budget_store(struct device *dev, struct device_attribute *attr,
+				   const char *buf, size_t count)
+{
+	struct tensix_pmu *tp = to_tensix(to_socpmu(dev_get_drvdata(dev)));
+	unsigned int val;
+	int ret;
+
+	ret = kstrtouint(buf, 0, &val);
+	if (ret)
+		return ret;
+	/* Takes effect at the next events perf schedules */
+	WRITE_ONCE(tp->budget, val);
+	return count;
+}
+static DEVICE_ATTR_RW(access_budget);
+
 static struct attribute *tensix_pmu_attrs[] = {
 	&dev_attr_identifier.attr,
 	&dev_attr_num_cores.attr,
 	&dev_attr_tiles.attr,
+	&dev_attr_power_vote.attr,
+	&dev_attr_card_resets.attr,
+	&dev_attr_access_budget.attr,
 	NULL,
 };
 
@@ -819,7 +1183,9 @@ static umode_t tensix_pmu_attr_visible(struct kobject *kobj, struct attribute *a
 	struct device *dev = kobj_to_dev(kobj);
 	struct tensix_pmu *tp = to_tensix(to_socpmu(dev_get_drvdata(dev)));
 
-	if (attr == &dev_attr_tiles.attr && !tp->noc)
+	if ((attr == &dev_attr_tiles.attr || attr == &dev_attr_power_vote.attr ||
+	     attr == &dev_attr_card_resets.attr || attr == &dev_attr_access_budget.attr) &&
+	    !tp->noc)
 		return 0;
 	return attr->mode;
 }
@@ -851,6 +1217,7 @@ static struct tensix_pmu *tensix_pmu_alloc(unsigned int nr, enum tensix_arch arc
 	if (!tp)
 		return NULL;
 	tp->units = (void *)tp + banks;
+	mutex_init(&tp->vote_lock);
 	tp->arch = arch;
 	tp->mux_bits = tensix_arch_info[arch].mux_bits;
 	tp->nr_cores = nr;
@@ -973,6 +1340,12 @@ static int tensix_noc_probe(struct auxiliary_device *adev,
 	if (!tp)
 		return -ENOMEM;
 	tp->noc = true;
+	tp->tiles = tiles;
+	if (tiles->reset_seq) {
+		tp->seq = tiles->reset_seq(tiles);
+		tp->frozen = tp->seq & 1;	/* a reset runs: its end arms */
+	}
+	tp->budget = TENSIX_NOC_BUDGET;
 	for (i = 0; i < tiles->nr; i++) {
 		tp->units[i].map = tiles->map[i];
 		tp->units[i].x = tiles->x[i];
@@ -987,7 +1360,10 @@ static int tensix_noc_probe(struct auxiliary_device *adev,
 
 static void tensix_noc_remove(struct auxiliary_device *adev)
 {
-	socpmu_unregister(dev_get_drvdata(&adev->dev));
+	struct socpmu *sp = dev_get_drvdata(&adev->dev);
+
+	tensix_vote_gone(to_tensix(sp));
+	socpmu_unregister(sp);
 }
 
 static const struct auxiliary_device_id tensix_noc_ids[] = {

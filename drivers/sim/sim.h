@@ -116,6 +116,8 @@ void tensix_sim_core_read(struct tensix_sim *ts, unsigned int c, unsigned int of
 void tensix_sim_core_write(struct tensix_sim *ts, unsigned int c, unsigned int off,
 			   unsigned int val);
 void tensix_sim_debugfs(struct tensix_sim *ts, struct dentry *dir);
+void tensix_sim_set_gated(struct tensix_sim *ts, bool gated);
+void tensix_sim_reset(struct tensix_sim *ts);
 
 /* Model types */
 extern const struct socpmu_sim_type socpmu_sim_tensix;

@@ -25,7 +25,11 @@
  *    start. Wormhole wires mux groups 0-1 (1 mux bit), Blackhole 0-4 (3
  *    bits; values 5-7 select nothing).
  * Only running banks count. Activity comes from debugfs: "inject" and
- * "advance" (deterministic) or "workload" (wall-clock driven).
+ * "advance" (deterministic) or "workload" (wall-clock driven). A model
+ * whose clock is gated (tensix_sim_set_gated(), the ttcard model's power
+ * state) counts nothing: injected activity, advanced cycles and the
+ * workload's cycles are lost while it is. tensix_sim_reset() plays a chip
+ * reset: every register back to 0, every bank stopped and zeroed.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": tensix: " fmt
 
@@ -240,6 +244,7 @@ struct tensix_sim_core {
  * @wl_rate: rate of each tensix_sim_wl[] event, TENSIX_SIM_RATE_ONE = 1/cycle
  * @wl_start_ns: ktime_get_ns() when the workload was set
  * @wl_cycles: cycles played since @wl_start_ns
+ * @gated: the cores' clock is gated: nothing counts
  * @ncores: number of cores
  * @core: per-core state
  */
@@ -255,6 +260,7 @@ struct tensix_sim {
 	u32 wl_rate[ARRAY_SIZE(tensix_sim_wl)];
 	u64 wl_start_ns;
 	u64 wl_cycles;
+	bool gated;
 	unsigned int ncores;
 	struct tensix_sim_core core[] __counted_by(ncores);
 };
@@ -328,6 +334,8 @@ static void tensix_sim_sync(struct tensix_sim *ts)
 	if (!n)
 		return;
 	ts->wl_cycles = now;
+	if (ts->gated)
+		return;		/* the cycles pass, uncounted */
 	for (i = 0; i < ARRAY_SIZE(tensix_sim_wl); i++)
 		full[i] = tensix_sim_wl_count(ts, i, now) - tensix_sim_wl_count(ts, i, base);
 
@@ -558,7 +566,7 @@ static ssize_t tensix_sim_inject_write(struct file *file, const char __user *ubu
 
 	raw_spin_lock_irqsave(&ts->lock, flags);
 	tensix_sim_sync(ts);
-	for (k = 0; k < nr; k++)
+	for (k = 0; k < nr && !ts->gated; k++)
 		for (c = in[k].first; c < in[k].end; c++)
 			if (ts->core[c].bank[in[k].bank].running)
 				tensix_sim_count(ts, &ts->core[c].bank[in[k].bank], in[k].bank,
@@ -586,7 +594,7 @@ static ssize_t tensix_sim_advance_write(struct file *file, const char __user *ub
 
 	raw_spin_lock_irqsave(&ts->lock, flags);
 	tensix_sim_sync(ts);
-	for (c = first; c < end; c++)
+	for (c = first; c < end && !ts->gated; c++)
 		for (b = 0; b < TENSIX_NR_BANKS; b++)
 			tensix_sim_advance(&ts->core[c].bank[b], n);
 	raw_spin_unlock_irqrestore(&ts->lock, flags);
@@ -813,6 +821,41 @@ struct tensix_sim *tensix_sim_new(unsigned int ncores, unsigned int arch,
 			__set_bit(tensix_sim_wiring[i].sel, ts->wired[tensix_sim_wiring[i].bank]);
 	ts->clock_hz = (u64)clock_mhz * HZ_PER_MHZ;
 	return ts;
+}
+
+/**
+ * tensix_sim_set_gated() - gate or ungate the cores' clock
+ * @ts: the model
+ * @gated: nothing counts while true
+ *
+ * The workload is played up to now first: its cycles before the change
+ * count as the old state says.
+ */
+void tensix_sim_set_gated(struct tensix_sim *ts, bool gated)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&ts->lock, flags);
+	tensix_sim_sync(ts);
+	ts->gated = gated;
+	raw_spin_unlock_irqrestore(&ts->lock, flags);
+}
+
+/**
+ * tensix_sim_reset() - reset every core as a chip reset does
+ * @ts: the model
+ *
+ * Every register reads 0 again, every bank is stopped and its counters and
+ * cycles are 0.
+ */
+void tensix_sim_reset(struct tensix_sim *ts)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&ts->lock, flags);
+	tensix_sim_sync(ts);
+	memset(ts->core, 0, ts->ncores * sizeof(ts->core[0]));
+	raw_spin_unlock_irqrestore(&ts->lock, flags);
 }
 
 /**

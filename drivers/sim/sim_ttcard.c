@@ -51,11 +51,30 @@
  * debugfs "read_ns" and "write_ns" give every BAR0 read and write a
  * latency (0 by default): the accessor stalls that long, as a CPU does on a
  * non-posted PCIe read and (less) on a posted write. "bursts" measures what
- * a bridge costs the bus per perf callback: accesses closer together than
- * TTCARD_BURST_GAP_NS form a burst (a callback's accesses, made back to back
- * with interrupts off); it shows the number of bursts and accesses, the
- * largest burst's accesses and reads, and the longest burst's duration;
- * writing resets it.
+ * a bridge costs the bus per perf callback: the accesses made in one
+ * section with interrupts off form a burst (the first access of a burst
+ * queues an irq_work on its CPU, which runs, and ends the burst, as soon
+ * as that CPU takes interrupts again; one accessor at a time); it shows
+ * the number of bursts and accesses, the largest burst's accesses and
+ * reads, and the longest burst's duration; writing resets it.
+ *
+ * Power, as tt-kmd's power policy has it (ioctl.h TT_POWER_FLAG_TENSIX_ENABLE,
+ * chardev.c): with "power_policy=1" (the default) the Tensix tiles are
+ * clock gated, and count nothing, unless a client votes for them: the
+ * bridge through the card's power_vote op (absent with "power_op=0"), or
+ * the user space clients of debugfs "client_votes" (tt-metal processes).
+ * debugfs "power" shows the policy, the votes and whether the tiles are
+ * gated.
+ *
+ * Resets, as tt-kmd's reset ioctls do them (chardev.c: reset_gen bumped
+ * before the chip is touched): the card's reset_seq op returns a sequence
+ * number, odd while a reset runs. Writing "pulse" to debugfs "reset"
+ * resets the chip at once (sequence odd, every tile's counters and
+ * registers back to 0, sequence even again: a reset far shorter than a
+ * poll period); "begin" starts a reset that keeps the link down (every BAR0
+ * read returns all ones, as "dead" does) until "end", which resets the
+ * tiles and brings the link back. Reading it gives the sequence. Without
+ * "reset_op=0" the card has the op.
  *
  * debugfs "dead" (0 or 1, read as N or Y) plays a card that is reset
  * (tt-smi reset) or fell off the bus: while it is set, every BAR0 read
@@ -72,6 +91,7 @@
 #include <linux/err.h>
 #include <linux/ktime.h>
 #include <linux/fs.h>
+#include <linux/irq_work.h>
 #include <linux/regmap.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -112,7 +132,6 @@ static const u8 ttcard_bh_harvest_loc[] = { 1, 16, 2, 15, 3, 14, 4, 13, 5, 12, 6
 #define TTCARD_BH_NIU_CFG_0		0x1fd04100
 #define TTCARD_NIU_TRANSLATE		BIT(14)
 #define TTCARD_COORDS			64	/* 6-bit NOC coordinates */
-#define TTCARD_BURST_GAP_NS		(200 * NSEC_PER_USEC)
 
 struct ttcard_arch {
 	const u8 *t6_x, *t6_y;
@@ -172,6 +191,9 @@ struct ttcard_cfg {
 	unsigned int translation;
 	unsigned int harvest_known;
 	unsigned int clock_mhz;
+	unsigned int power_policy;
+	unsigned int power_op;
+	unsigned int reset_op;
 };
 
 /**
@@ -196,6 +218,8 @@ struct ttcard_cfg {
  * @read_ns: latency of every BAR0 read (debugfs)
  * @write_ns: latency of every BAR0 write (debugfs)
  * @burst_lock: protects the burst figures below
+ * @burst_work: ends the current burst when its CPU takes interrupts again
+ * @burst_open: a burst is open (its accesses made with interrupts off)
  * @burst_start: time of the current burst's first access
  * @burst_end: end of its last access
  * @burst_n: its accesses
@@ -205,6 +229,12 @@ struct ttcard_cfg {
  * @burst_max_n: accesses of the largest burst (by accesses)
  * @burst_max_r: reads of that burst
  * @burst_max_ns: duration of the longest burst
+ * @power_lock: protects the power state below
+ * @power_policy: tiles are gated unless voted for
+ * @bridge_vote: the bridge's vote (power_vote op)
+ * @bridge_votes: holds the bridge made (power_vote calls with on)
+ * @client_votes: user space clients that voted (debugfs)
+ * @reset_seq: reset sequence, odd while a reset runs
  * @ts: the Tensix counter model, one core per tile
  */
 struct ttcard {
@@ -228,8 +258,16 @@ struct ttcard {
 	u32 read_ns;
 	u32 write_ns;
 	raw_spinlock_t burst_lock;	/* the burst figures */
+	struct irq_work burst_work;
+	bool burst_open;
 	u64 burst_start, burst_end;
 	u64 burst_n, burst_r, bursts, burst_total, burst_max_n, burst_max_r, burst_max_ns;
+	struct mutex power_lock;	/* the power state */
+	bool power_policy;
+	bool bridge_vote;
+	unsigned int bridge_votes;
+	unsigned int client_votes;
+	atomic_t reset_seq;
 	struct tensix_sim *ts;
 };
 
@@ -362,19 +400,35 @@ static void ttcard_burst_close(struct ttcard *tc)
 	tc->burst_max_ns = max(tc->burst_max_ns, tc->burst_end - tc->burst_start);
 }
 
-/* A BAR0 access from @start to now: part of the current burst or a new one */
+/* The CPU of the current burst takes interrupts again: the burst ends */
+static void ttcard_burst_end(struct irq_work *work)
+{
+	struct ttcard *tc = container_of(work, struct ttcard, burst_work);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&tc->burst_lock, flags);
+	tc->burst_open = false;
+	raw_spin_unlock_irqrestore(&tc->burst_lock, flags);
+}
+
+/*
+ * A BAR0 access from @start to now: part of the current burst (the same
+ * section with interrupts off) or a new one
+ */
 static void ttcard_burst_add(struct ttcard *tc, u64 start, bool read)
 {
 	u64 end = ktime_get_ns();
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&tc->burst_lock, flags);
-	if (!tc->burst_n || start - tc->burst_end > TTCARD_BURST_GAP_NS) {
+	if (!tc->burst_open) {
 		ttcard_burst_close(tc);
 		tc->bursts++;
 		tc->burst_n = 0;
 		tc->burst_r = 0;
 		tc->burst_start = start;
+		tc->burst_open = true;
+		irq_work_queue(&tc->burst_work);
 	}
 	tc->burst_n++;
 	tc->burst_r += read;
@@ -469,6 +523,7 @@ static ssize_t ttcard_bursts_write(struct file *file, const char __user *ubuf,
 
 	raw_spin_lock_irqsave(&tc->burst_lock, flags);
 	tc->burst_n = 0;
+	tc->burst_open = false;
 	tc->bursts = 0;
 	tc->burst_total = 0;
 	tc->burst_max_n = 0;
@@ -553,6 +608,108 @@ static const struct file_operations ttcard_user_tlb_fops = {
 	.llseek = noop_llseek,
 };
 
+/* Gate or ungate the tiles as the votes say; power_lock held */
+static void ttcard_power_update(struct ttcard *tc)
+{
+	lockdep_assert_held(&tc->power_lock);
+	tensix_sim_set_gated(tc->ts, tc->power_policy && !tc->bridge_vote && !tc->client_votes);
+}
+
+/* debugfs "power": the policy, the votes, and whether the tiles are gated */
+static int ttcard_power_show(struct seq_file *m, void *v)
+{
+	struct ttcard *tc = m->private;
+
+	mutex_lock(&tc->power_lock);
+	seq_printf(m, "policy %u\nbridge_vote %u\nbridge_votes %u\nclient_votes %u\ngated %u\n",
+		   tc->power_policy, tc->bridge_vote, tc->bridge_votes, tc->client_votes,
+		   tc->power_policy && !tc->bridge_vote && !tc->client_votes);
+	mutex_unlock(&tc->power_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ttcard_power);
+
+/* debugfs "client_votes": user space clients that voted for the tiles */
+static int ttcard_client_votes_get(void *data, u64 *val)
+{
+	struct ttcard *tc = data;
+
+	*val = READ_ONCE(tc->client_votes);
+	return 0;
+}
+
+static int ttcard_client_votes_set(void *data, u64 val)
+{
+	struct ttcard *tc = data;
+
+	if (val > 1000)
+		return -EINVAL;
+	mutex_lock(&tc->power_lock);
+	tc->client_votes = val;
+	ttcard_power_update(tc);
+	mutex_unlock(&tc->power_lock);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(ttcard_client_votes_fops, ttcard_client_votes_get,
+			 ttcard_client_votes_set, "%llu\n");
+
+/* The chip's reset itself: the tiles' counters and registers back to 0 */
+static void ttcard_reset_tiles(struct ttcard *tc)
+{
+	tensix_sim_reset(tc->ts);
+}
+
+/*
+ * debugfs "reset": "pulse" (a whole reset at once), "begin" (the sequence
+ * odd, the link down), "end" (tiles reset, link up, the sequence even);
+ * reads the sequence
+ */
+static ssize_t ttcard_reset_write(struct file *file, const char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	char *cmd __free(kfree) = socpmu_sim_get_cmd(ubuf, count);
+	struct ttcard *tc = file->private_data;
+	bool running;
+
+	if (IS_ERR(cmd))
+		return PTR_ERR(cmd);
+	running = atomic_read(&tc->reset_seq) & 1;
+	if (!strcmp(cmd, "pulse") && !running) {
+		atomic_inc(&tc->reset_seq);
+		ttcard_reset_tiles(tc);
+		atomic_inc(&tc->reset_seq);
+	} else if (!strcmp(cmd, "begin") && !running) {
+		atomic_inc(&tc->reset_seq);
+		WRITE_ONCE(tc->dead, true);
+	} else if (!strcmp(cmd, "end") && running) {
+		ttcard_reset_tiles(tc);
+		WRITE_ONCE(tc->dead, false);
+		atomic_inc(&tc->reset_seq);
+	} else {
+		pr_debug("reset: \"pulse\" or \"begin\" when no reset runs, \"end\" when one does\n");
+		return -EINVAL;
+	}
+	return count;
+}
+
+static ssize_t ttcard_reset_read(struct file *file, char __user *ubuf, size_t count,
+				 loff_t *ppos)
+{
+	struct ttcard *tc = file->private_data;
+	char buf[16];
+	int len = scnprintf(buf, sizeof(buf), "%u\n", atomic_read(&tc->reset_seq));
+
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static const struct file_operations ttcard_reset_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = ttcard_reset_read,
+	.write = ttcard_reset_write,
+	.llseek = default_llseek,
+};
+
 static void ttcard_debugfs_init(struct socpmu_sim_dev *sdev, struct dentry *dir)
 {
 	struct ttcard *tc = sdev->model;
@@ -566,6 +723,9 @@ static void ttcard_debugfs_init(struct socpmu_sim_dev *sdev, struct dentry *dir)
 	socpmu_sim_debugfs_delay(dir, "read_ns", &tc->read_ns);
 	socpmu_sim_debugfs_delay(dir, "write_ns", &tc->write_ns);
 	debugfs_create_file("bursts", 0600, dir, tc, &ttcard_bursts_fops);
+	debugfs_create_file("power", 0400, dir, tc, &ttcard_power_fops);
+	debugfs_create_file_unsafe("client_votes", 0600, dir, tc, &ttcard_client_votes_fops);
+	debugfs_create_file("reset", 0600, dir, tc, &ttcard_reset_fops);
 }
 
 static void ttcard_cfg_init(void *data)
@@ -575,6 +735,9 @@ static void ttcard_cfg_init(void *data)
 	cfg->harvest_known = 1;
 	cfg->translation = 1;
 	cfg->clock_mhz = 1000;
+	cfg->power_policy = 1;
+	cfg->power_op = 1;
+	cfg->reset_op = 1;
 }
 
 static int ttcard_cfg_parse(void *data, const char *key, const char *val)
@@ -600,6 +763,12 @@ static int ttcard_cfg_parse(void *data, const char *key, const char *val)
 		return socpmu_sim_parse_uint(key, val, 0, 1, &cfg->harvest_known);
 	} else if (!strcmp(key, "clock_mhz")) {
 		return socpmu_sim_parse_uint(key, val, 1, 100000, &cfg->clock_mhz);
+	} else if (!strcmp(key, "power_policy")) {
+		return socpmu_sim_parse_uint(key, val, 0, 1, &cfg->power_policy);
+	} else if (!strcmp(key, "power_op")) {
+		return socpmu_sim_parse_uint(key, val, 0, 1, &cfg->power_op);
+	} else if (!strcmp(key, "reset_op")) {
+		return socpmu_sim_parse_uint(key, val, 0, 1, &cfg->reset_op);
 	}
 	pr_debug("bad argument %s=%s\n", key, val);
 	return -EINVAL;
@@ -609,10 +778,11 @@ static int ttcard_cfg_show(const void *data, char *buf, int at)
 {
 	const struct ttcard_cfg *cfg = data;
 
-	return sysfs_emit_at(buf, at, " arch=%s %s=0x%x translation=%u harvest_known=%u clock_mhz=%u",
+	return sysfs_emit_at(buf, at, " arch=%s %s=0x%x translation=%u harvest_known=%u clock_mhz=%u power_policy=%u power_op=%u reset_op=%u",
 			     ttcard_archs[cfg->arch], cfg->phys ? "harvest_phys" : "harvest",
 			     cfg->phys ? cfg->harvest_phys : cfg->harvest, cfg->translation,
-			     cfg->harvest_known, cfg->clock_mhz);
+			     cfg->harvest_known, cfg->clock_mhz, cfg->power_policy, cfg->power_op,
+			     cfg->reset_op);
 }
 
 /* Index of NOC0 row or column @loc in the firmware's harvesting list */
@@ -716,6 +886,9 @@ static void *ttcard_create(struct socpmu_sim_dev *sdev)
 		return ERR_PTR(-ENOMEM);
 	raw_spin_lock_init(&tc->lock);
 	raw_spin_lock_init(&tc->burst_lock);
+	init_irq_work(&tc->burst_work, ttcard_burst_end);
+	mutex_init(&tc->power_lock);
+	tc->power_policy = cfg->power_policy;
 	tc->a = a;
 	tc->translation = cfg->translation;
 	tc->phys_mask = phys;
@@ -745,6 +918,10 @@ static void *ttcard_create(struct socpmu_sim_dev *sdev)
 		kfree(tc);
 		return err;
 	}
+	/* tt-kmd's power policy: no client has voted yet */
+	mutex_lock(&tc->power_lock);
+	ttcard_power_update(tc);
+	mutex_unlock(&tc->power_lock);
 	sdev->max_register = TT_NOC_BAR0_SIZE - 4;
 	return tc;
 }
@@ -753,13 +930,41 @@ static void ttcard_destroy(void *model)
 {
 	struct ttcard *tc = model;
 
+	irq_work_sync(&tc->burst_work);
 	tensix_sim_free(tc->ts);
 	kfree(tc);
 }
 
+/* The card handed to the bridge, and the model behind its ops */
+struct ttcard_card {
+	struct tt_noc_card card;
+	struct ttcard *tc;
+};
+
 static void ttcard_card_release(struct device *dev)
 {
-	kfree(container_of(dev, struct tt_noc_card, adev.dev));
+	kfree(container_of(dev, struct ttcard_card, card.adev.dev));
+}
+
+/* tt_noc_card::power_vote: the bridge's vote, as a client's in tt-kmd */
+static int ttcard_power_vote(struct tt_noc_card *card, bool on)
+{
+	struct ttcard *tc = container_of(card, struct ttcard_card, card)->tc;
+
+	might_sleep();
+	mutex_lock(&tc->power_lock);
+	WARN_ON_ONCE(tc->bridge_vote == on);	/* holds and releases alternate */
+	tc->bridge_vote = on;
+	tc->bridge_votes += on;
+	ttcard_power_update(tc);
+	mutex_unlock(&tc->power_lock);
+	return 0;
+}
+
+/* tt_noc_card::reset_seq */
+static u32 ttcard_reset_seq(struct tt_noc_card *card)
+{
+	return atomic_read(&container_of(card, struct ttcard_card, card)->tc->reset_seq);
 }
 
 static void ttcard_card_put(void *adev)
@@ -776,12 +981,19 @@ static void ttcard_card_del(void *adev)
 static int ttcard_add_children(struct socpmu_sim_dev *sdev)
 {
 	const struct ttcard_cfg *cfg = sdev->cfg;
+	struct ttcard_card *tcard;
 	struct tt_noc_card *card;
 	int ret;
 
-	card = kzalloc(sizeof(*card), GFP_KERNEL);
-	if (!card)
+	tcard = kzalloc(sizeof(*tcard), GFP_KERNEL);
+	if (!tcard)
 		return -ENOMEM;
+	tcard->tc = sdev->model;
+	card = &tcard->card;
+	if (cfg->power_op)
+		card->power_vote = ttcard_power_vote;
+	if (cfg->reset_op)
+		card->reset_seq = ttcard_reset_seq;
 	card->bar0 = dev_get_regmap(sdev->dev, NULL);
 	card->arch = cfg->arch;
 	card->tlb = ttcard_arch_info[cfg->arch].reserved[1];
@@ -794,7 +1006,7 @@ static int ttcard_add_children(struct socpmu_sim_dev *sdev)
 	card->adev.dev.release = ttcard_card_release;
 	ret = auxiliary_device_init(&card->adev);
 	if (ret) {
-		kfree(card);
+		kfree(tcard);
 		return ret;
 	}
 	ret = devm_add_action_or_reset(sdev->dev, ttcard_card_put, &card->adev);

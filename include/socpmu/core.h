@@ -171,6 +171,10 @@ enum socpmu_window {
  * @read_end: optional, end of that transaction, sweep or window.
  * @mux_interval_ms: the PMU's default multiplexing period
  *	(perf_event_mux_interval_ms in sysfs), 0 for perf's
+ * @destroy: optional, @event goes: undo what a successful @event_init
+ *	took beyond the core's state. Called once for every event whose
+ *	@event_init succeeded, also when the core then fails the event, and
+ *	also after the device is gone (socpmu_unregister()). May sleep.
  *
  * @add, @del and @read are called with socpmu::lock held and interrupts off:
  * they must not sleep.
@@ -186,6 +190,7 @@ struct socpmu_ops {
 	void (*read_begin)(struct socpmu *sp, enum socpmu_window why);
 	void (*read_end)(struct socpmu *sp);
 	unsigned int mux_interval_ms;
+	void (*destroy)(struct socpmu *sp, struct perf_event *event);
 };
 
 /**
@@ -283,6 +288,7 @@ void socpmu_platform_remove(struct platform_device *pdev);
 void socpmu_restart(struct socpmu *sp, void (*restart)(struct socpmu *sp),
 		    bool (*zeroed)(struct socpmu *sp, struct perf_event *event,
 				   unsigned int i));
+void socpmu_rearm(struct socpmu *sp, void (*rearm)(struct socpmu *sp));
 
 /*
  * module_socpmu_driver() - register a platform driver whose probe calls

@@ -139,6 +139,28 @@ struct regmap;
  * @harvest_known: @harvest is valid; otherwise the bridge needs its
  *	harvest= module parameter
  * @clock_hz: Tensix clock (AICLK)
+ * @power_vote: optional. Hold (@on true) or release (@on false) the
+ *	bridge's power vote: while it is held the card keeps the Tensix tiles
+ *	clocked, as it does for a client that asked for TT_POWER_FLAG_TENSIX_ENABLE
+ *	(tt-kmd's power policy clock-gates them otherwise: gated tiles count
+ *	nothing). Calls alternate, starting with a hold; the bridge holds the
+ *	vote while any perf event exists on the card and releases it before
+ *	the auxiliary device is unbound. Called in process context, may sleep.
+ *	Return 0 or a negative errno (a failed hold is no vote: the event that
+ *	asked for it is refused). NULL: the card cannot vote; counts then need
+ *	another client to keep the tiles clocked, which the bridge says in the
+ *	log and in the PMU's ``power_vote`` sysfs file.
+ * @reset_seq: optional. The card's reset sequence number: bumped to an odd
+ *	value when a reset of the chip starts (before anything of the chip is
+ *	touched: the bump must be visible before the first access of the
+ *	reset) and to the next even value once the chip is usable again (its
+ *	registers answer, after the post-reset initialisation). A reset
+ *	zeroes and stops the Tensix counters, and the link may be down
+ *	(reads of all ones) while it runs. The bridge compares it at every
+ *	read: a change, however short the reset, re-arms the counters; an odd
+ *	value keeps the bridge off the bus. Called with interrupts off, from
+ *	any CPU: must not sleep nor take locks (an atomic read). NULL: resets
+ *	are seen only as reads of all ones, which freeze the PMU for good.
  */
 struct tt_noc_card {
 	struct auxiliary_device adev;
@@ -148,6 +170,8 @@ struct tt_noc_card {
 	u32 harvest;
 	bool harvest_known;
 	u64 clock_hz;
+	int (*power_vote)(struct tt_noc_card *card, bool on);
+	u32 (*reset_seq)(struct tt_noc_card *card);
 };
 
 /**
@@ -166,6 +190,10 @@ struct tt_noc_card {
  * @y: NOC y of each tile
  * @ax: x the bridge addresses the tile by (translated or NOC0)
  * @ay: y the bridge addresses the tile by
+ * @power_vote: hold or release the card's power vote (see
+ *	tt_noc_card::power_vote), NULL when the card has none; may sleep
+ * @reset_seq: the card's reset sequence (tt_noc_card::reset_seq), NULL
+ *	when the card has none; called with interrupts off
  */
 struct tensix_tiles {
 	struct auxiliary_device adev;
@@ -179,6 +207,8 @@ struct tensix_tiles {
 	u8 *y;
 	u8 *ax;
 	u8 *ay;
+	int (*power_vote)(struct tensix_tiles *tiles, bool on);
+	u32 (*reset_seq)(struct tensix_tiles *tiles);
 };
 #endif /* __KERNEL__ */
 

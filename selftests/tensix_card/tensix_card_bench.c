@@ -9,12 +9,17 @@
  *   - for an event summing the whole chip (fpu_instruction, no core=):
  *     per read() (one perf ->read callback, run with interrupts off), the
  *     BAR0 reads and writes (NOC accesses and window programming, from the
- *     model's "regs"), and the longest burst of back-to-back accesses (the
- *     model's "bursts": accesses under 200 us apart), which is the time the
- *     callback kept interrupts off, less its own CPU time;
+ *     model's "regs"), and the largest burst (the model's "bursts": the
+ *     accesses of one section with interrupts off), whose duration is the
+ *     time the callback kept interrupts off, less its own CPU time;
  *   - for `tensix-perf stat` of the chip (every counter, multiplexed) over
- *     one second: bursts (callbacks that touched the card), accesses, and
- *     the largest burst in accesses and time.
+ *     one second: bursts (sections with interrupts off that touched the
+ *     card), accesses, and the largest burst in accesses and time, with
+ *     the PMU's access budget (access_budget) at its default and lifted
+ *     (0), and the bound the budget sets on a section: 4 x the budget in
+ *     tile register accesses, each a window programming (2 BAR0 writes on
+ *     Wormhole, 3 on Blackhole) and the access (tensix-pmu.rst, "Cost on
+ *     the bus").
  *
  * Latencies: -r READ_NS (default 1027) and -w WRITE_NS (default 93), the
  * per-32-bit-access figures of tt-umd's TLB microbenchmark example results
@@ -118,8 +123,8 @@ static int bench_read(const struct sp_dev *d, int reads)
 	return 0;
 }
 
-/* tensix-perf stat of the chip for one second */
-static int bench_tool(const struct sp_dev *d)
+/* tensix-perf stat of the chip for one second, under access budget @budget */
+static int bench_tool(const struct sp_dev *d, bool bh, uint64_t budget)
 {
 	static const char *const paths[] = { "/usr/bin/tensix-perf", "/usr/local/bin/tensix-perf" };
 	const char *tool = NULL;
@@ -133,7 +138,9 @@ static int bench_tool(const struct sp_dev *d)
 			tool = paths[i];
 	if (!tool)
 		return -ENOENT;
-	ret = reset(d);
+	ret = sp_pmu_write_u64(d, "access_budget", budget);
+	if (!ret)
+		ret = reset(d);
 	if (ret)
 		return ret;
 	pid = fork();
@@ -154,10 +161,15 @@ static int bench_tool(const struct sp_dev *d)
 		ret = bursts_read(d, &b);
 	if (ret)
 		return ret;
-	ksft_print_msg("  tensix-perf stat, 1 s: %llu bursts, %llu accesses (%llu reads, %llu writes), %.0f per burst; largest burst %llu accesses (%llu reads): %.1f us of bus time; longest burst %.1f us here\n",
-		       b.n, b.accesses, (unsigned long long)r, (unsigned long long)w,
-		       b.n ? (double)b.accesses / b.n : 0.0, b.max_accesses, b.max_reads,
-		       bus_us(&b), b.max_ns / 1000.0);
+	ksft_print_msg("  tensix-perf stat, 1 s, access_budget %llu: %llu bursts, %llu accesses (%llu reads, %llu writes), %.0f per burst; largest burst %llu accesses (%llu reads): %.1f us of bus time; longest burst %.1f us here\n",
+		       (unsigned long long)budget, b.n, b.accesses, (unsigned long long)r,
+		       (unsigned long long)w, b.n ? (double)b.accesses / b.n : 0.0,
+		       b.max_accesses, b.max_reads, bus_us(&b), b.max_ns / 1000.0);
+	if (budget)
+		ksft_print_msg("    bound of a section: %llu accesses (4 x %llu tile accesses of %d BAR0 accesses, one more per read of all ones: %llu)\n",
+			       (unsigned long long)(4 * budget * (bh ? 4 : 3)),
+			       (unsigned long long)budget, bh ? 4 : 3,
+			       (unsigned long long)(4 * budget * (bh ? 5 : 4)));
 	return 0;
 }
 
@@ -190,7 +202,7 @@ int main(int argc, char **argv)
 	}
 
 	ksft_print_header();
-	ksft_set_plan(2 * ARRAY_SIZE(archs));
+	ksft_set_plan(3 * ARRAY_SIZE(archs));
 	if (geteuid())
 		ksft_exit_skip("needs root\n");
 	ret = sp_sim_available_for("tensix_noc");
@@ -204,7 +216,7 @@ int main(int argc, char **argv)
 	ksft_print_msg("BAR0 latency: %d ns per read, %d ns per write\n", read_ns, write_ns);
 
 	for (size_t a = 0; a < ARRAY_SIZE(archs); a++) {
-		uint64_t units = 0;
+		uint64_t units = 0, budget = 0;
 
 		snprintf(name, sizeof(name), "ttb_%zu_%d", a, getpid());
 		snprintf(params, sizeof(params), "arch=%s", archs[a]);
@@ -212,12 +224,15 @@ int main(int argc, char **argv)
 		if (!ret)
 			ret = sp_pmu_read_u64(&bench_dev, "num_cores", &units);
 		if (!ret)
+			ret = sp_pmu_read_u64(&bench_dev, "access_budget", &budget);
+		if (!ret)
 			ret = sp_debugfs_printf(&bench_dev, "read_ns", "%d", read_ns);
 		if (!ret)
 			ret = sp_debugfs_printf(&bench_dev, "write_ns", "%d", write_ns);
 		if (ret) {
 			ksft_test_result_fail("%s: card: %s\n", archs[a], strerror(-ret));
 			ksft_test_result_skip("%s: tensix-perf\n", archs[a]);
+			ksft_test_result_skip("%s: tensix-perf, no budget\n", archs[a]);
 			sp_dev_delete(&bench_dev);
 			continue;
 		}
@@ -228,13 +243,17 @@ int main(int argc, char **argv)
 			ksft_test_result_fail("%s: whole-chip event: %s\n", archs[a], strerror(-ret));
 		else
 			ksft_test_result_pass("%s: whole-chip event\n", archs[a]);
-		ret = bench_tool(&bench_dev);
-		if (ret == -ENOENT)
-			ksft_test_result_skip("%s: tensix-perf not installed\n", archs[a]);
-		else if (ret)
-			ksft_test_result_fail("%s: tensix-perf: %s\n", archs[a], strerror(-ret));
-		else
-			ksft_test_result_pass("%s: tensix-perf stat\n", archs[a]);
+		for (int k = 0; k < 2; k++) {
+			ret = bench_tool(&bench_dev, a, k ? 0 : budget);
+			if (ret == -ENOENT)
+				ksft_test_result_skip("%s: tensix-perf not installed\n", archs[a]);
+			else if (ret)
+				ksft_test_result_fail("%s: tensix-perf: %s\n", archs[a],
+						      strerror(-ret));
+			else
+				ksft_test_result_pass("%s: tensix-perf stat%s\n", archs[a],
+						      k ? ", no budget" : "");
+		}
 		sp_dev_delete(&bench_dev);
 	}
 	ksft_finished();

@@ -1493,4 +1493,337 @@ TEST(bus_latency_knob)
 	EXPECT_EQ(0, sp_dev_delete(&c.d));
 }
 
+/* A field "<key> <n>" of a debugfs file of @c, or -1 */
+static long long card_field(const struct card *c, const char *file, const char *key)
+{
+	char buf[512], *p;
+	size_t len = strlen(key);
+
+	if (sp_debugfs_read(&c->d, file, buf, sizeof(buf)) < 0)
+		return -1;
+	for (p = buf; (p = strstr(p, key)); p++)
+		if ((p == buf || p[-1] == '\n') && p[len] == ' ')
+			return atoll(p + len + 1);
+	return -1;
+}
+
+static const char *card_unavailable_or_skip(void)
+{
+	return card_tests_unavailable();
+}
+
+/*
+ * tt-kmd's power policy clock-gates the tiles until a client votes: the
+ * card model's tiles count nothing while gated (its "power" file). The
+ * PMU holds the card's vote from its first event to its last, once for
+ * all of them, so that a system-wide perf stat with no workload process
+ * counts; the vote goes with the last event. Without the vote an event
+ * read 0 here.
+ */
+TEST(power_vote_held)
+{
+	const char *why = card_unavailable_or_skip();
+	char name[SP_NAME_LEN], buf[128];
+	uint64_t v;
+	struct card c;
+	int fd[2], ret;
+
+	if (why)
+		SKIP(return, "%s", why);
+	snprintf(name, sizeof(name), "ttc_pw_%d", getpid());
+	ret = card_create(&c, name, true, 192);
+	ASSERT_EQ(0, ret) TH_LOG("%s", strerror(-ret));
+	/* no event, no vote: the tiles are gated */
+	EXPECT_EQ(1, card_field(&c, "power", "gated"));
+	EXPECT_EQ(0, card_field(&c, "power", "bridge_vote"));
+	ASSERT_LT(0, sp_pmu_read(&c.d, "power_vote", buf, sizeof(buf)));
+	EXPECT_STREQ("released\n", buf);
+	fd[0] = sp_open(&c.d, FPU_INSTR, 0, -1, 0);
+	ASSERT_LE(0, fd[0]);
+	EXPECT_EQ(0, card_field(&c, "power", "gated"));
+	EXPECT_EQ(1, card_field(&c, "power", "bridge_vote"));
+	ASSERT_LT(0, sp_pmu_read(&c.d, "power_vote", buf, sizeof(buf)));
+	EXPECT_STREQ("held 1\n", buf);
+	ASSERT_EQ(0, card_inject(&c, c.core[0], TENSIX_BANK_FPU, 0, 1234));
+	ASSERT_EQ(0, card_inject(&c, c.core[c.nunits - 1], TENSIX_BANK_FPU, 0, 4321));
+	EXPECT_EQ(1234 + 4321, read_ok(_metadata, fd[0]));
+	/* a second event shares the vote */
+	fd[1] = sp_open(&c.d, cfg_cycles(TENSIX_BANK_FPU), 0, -1, 0);
+	ASSERT_LE(0, fd[1]);
+	ASSERT_EQ(0, sp_debugfs_printf(&c.d, "advance", "all 10"));
+	EXPECT_EQ(10 * (uint64_t)c.nunits, read_ok(_metadata, fd[1]));
+	ASSERT_LT(0, sp_pmu_read(&c.d, "power_vote", buf, sizeof(buf)));
+	EXPECT_STREQ("held 2\n", buf);
+	close(fd[0]);
+	EXPECT_EQ(0, card_field(&c, "power", "gated"));
+	close(fd[1]);
+	/* the last event released it, after one hold for both */
+	EXPECT_EQ(1, card_field(&c, "power", "gated"));
+	EXPECT_EQ(0, card_field(&c, "power", "bridge_vote"));
+	EXPECT_EQ(1, card_field(&c, "power", "bridge_votes"));
+	ASSERT_LT(0, sp_pmu_read(&c.d, "power_vote", buf, sizeof(buf)));
+	EXPECT_STREQ("released\n", buf);
+	/* and the next event votes again */
+	fd[0] = sp_open(&c.d, FPU_INSTR, 0, -1, 0);
+	ASSERT_LE(0, fd[0]);
+	EXPECT_EQ(0, card_field(&c, "power", "gated"));
+	ASSERT_EQ(0, card_inject(&c, c.core[1], TENSIX_BANK_FPU, 0, 77));
+	v = read_ok(_metadata, fd[0]);
+	EXPECT_EQ(77, v);
+	close(fd[0]);
+	EXPECT_EQ(2, card_field(&c, "power", "bridge_votes"));
+	EXPECT_EQ(0, sp_dev_delete(&c.d));
+}
+
+/*
+ * A card that cannot vote: the bridge says so in the log and the PMU in
+ * power_vote; with no client voting the gated tiles count nothing (what
+ * the documentation warns of), with a client's vote they count.
+ */
+TEST(power_no_vote_said)
+{
+	const char *why = card_unavailable_or_skip();
+	char name[SP_NAME_LEN], buf[256];
+	int fd, before, ret;
+	struct card c;
+
+	if (why)
+		SKIP(return, "%s", why);
+	before = sp_klog_count("the card provides no power vote");
+	snprintf(name, sizeof(name), "ttc_nv_%d", getpid());
+	ret = card_create_args(&c, name, false, 0, "power_op=0");
+	ASSERT_EQ(0, ret) TH_LOG("%s", strerror(-ret));
+	EXPECT_EQ(before + 1, sp_klog_count("the card provides no power vote"));
+	ASSERT_LT(0, sp_pmu_read(&c.d, "power_vote", buf, sizeof(buf)));
+	EXPECT_EQ(0, strncmp(buf, "none: ", 6)) TH_LOG("power_vote: %s", buf);
+	fd = sp_open(&c.d, FPU_INSTR, 0, -1, 0);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(1, card_field(&c, "power", "gated"));
+	ASSERT_EQ(0, card_inject(&c, c.core[0], TENSIX_BANK_FPU, 0, 500));
+	EXPECT_EQ(0, read_ok(_metadata, fd));
+	ASSERT_EQ(0, sp_debugfs_printf(&c.d, "client_votes", "1"));
+	EXPECT_EQ(0, card_field(&c, "power", "gated"));
+	ASSERT_EQ(0, card_inject(&c, c.core[0], TENSIX_BANK_FPU, 0, 500));
+	EXPECT_EQ(500, read_ok(_metadata, fd));
+	close(fd);
+	EXPECT_EQ(0, sp_dev_delete(&c.d));
+}
+
+/* Open the events of the reset tests: unit 0, the last unit, the chip, a group */
+#define RESET_EVENTS	5
+
+static void reset_events_open(struct __test_metadata *_metadata, const struct card *c,
+			      int *fd)
+{
+	int last = c->nunits - 1;
+
+	fd[0] = sp_open(&c->d, FPU_INSTR, sp_cfg1_unit(0), -1, 0);
+	fd[1] = sp_open(&c->d, FPU_INSTR, sp_cfg1_unit(last), -1, 0);
+	fd[2] = sp_open(&c->d, FPU_INSTR, 0, -1, 0);
+	fd[3] = sp_open(&c->d, cfg_cycles(TENSIX_BANK_FPU), sp_cfg1_unit(0), -1,
+			PERF_FORMAT_GROUP);
+	ASSERT_LE(0, fd[3]);
+	fd[4] = sp_open(&c->d, FPU_INSTR, sp_cfg1_unit(0), fd[3], PERF_FORMAT_GROUP);
+	for (int i = 0; i < RESET_EVENTS; i++) {
+		ASSERT_LE(0, fd[i]) TH_LOG("event %d: %s", i, strerror(-fd[i]));
+	}
+}
+
+/* The counts of the reset tests' events: fd[0..2] and the group's two */
+static void reset_expect(struct __test_metadata *_metadata, const int *fd, uint64_t a,
+			 uint64_t b, uint64_t cycles, const char *when)
+{
+	struct { uint64_t nr, cycles, instr; } g;
+
+	EXPECT_EQ(a, read_ok(_metadata, fd[0])) TH_LOG("%s: unit 0", when);
+	EXPECT_EQ(b, read_ok(_metadata, fd[1])) TH_LOG("%s: last unit", when);
+	EXPECT_EQ(a + b, read_ok(_metadata, fd[2])) TH_LOG("%s: chip", when);
+	ASSERT_EQ((ssize_t)sizeof(g), read(fd[3], &g, sizeof(g)));
+	EXPECT_EQ(cycles, g.cycles) TH_LOG("%s: group leader", when);
+	EXPECT_EQ(a, g.instr) TH_LOG("%s: group member", when);
+}
+
+/*
+ * tt-kmd resets a chip (its reset ioctls bump reset_gen, and the card's
+ * reset sequence with it) far faster than the PMU polls: the card model's
+ * "reset pulse" zeroes and stops every tile's counters between two reads.
+ * The PMU compares the sequence at every read: the counts neither jump (a
+ * counter that had 1234 and reads 0 after the reset was 2^32 - 1234 more)
+ * nor stop, the banks are re-armed and the events count on from their
+ * counts. Before, the first read after the pulse added about 2^32.
+ */
+TEST_F(card, reset_pulse_rearms)
+{
+	struct card *c = &self->c;
+	int fd[RESET_EVENTS], last = c->nunits - 1;
+	uint64_t resets;
+	char buf[16];
+
+	reset_events_open(_metadata, c, fd);
+	ASSERT_EQ(0, card_inject(c, c->core[0], TENSIX_BANK_FPU, 0, 1234));
+	ASSERT_EQ(0, card_inject(c, c->core[last], TENSIX_BANK_FPU, 0, 4321));
+	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "advance", "all 7"));
+	reset_expect(_metadata, fd, 1234, 4321, 7, "before the reset");
+
+	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "reset", "pulse"));
+	ASSERT_LT(0, sp_debugfs_read(&c->d, "reset", buf, sizeof(buf)));
+	EXPECT_STREQ("2\n", buf) TH_LOG("the card's reset sequence");
+	/* the first read sees it: nothing is added, the banks run again */
+	reset_expect(_metadata, fd, 1234, 4321, 7, "after the reset");
+	ASSERT_EQ(0, sp_pmu_read_u64(&c->d, "card_resets", &resets));
+	EXPECT_EQ(1, resets);
+	ASSERT_EQ(0, card_inject(c, c->core[0], TENSIX_BANK_FPU, 0, 100));
+	ASSERT_EQ(0, card_inject(c, c->core[last], TENSIX_BANK_FPU, 0, 200));
+	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "advance", "all 3"));
+	reset_expect(_metadata, fd, 1334, 4521, 10, "counting after the reset");
+
+	/* two resets in a row, a read of one event in between */
+	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "reset", "pulse"));
+	read_ok(_metadata, fd[1]);
+	ASSERT_EQ(0, card_inject(c, c->core[0], TENSIX_BANK_FPU, 0, 5));
+	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "reset", "pulse"));
+	ASSERT_EQ(0, card_inject(c, c->core[0], TENSIX_BANK_FPU, 0, 9));	/* lost: stopped */
+	reset_expect(_metadata, fd, 1334, 4521, 10, "after two more resets");
+	ASSERT_EQ(0, card_inject(c, c->core[0], TENSIX_BANK_FPU, 0, 1));
+	reset_expect(_metadata, fd, 1335, 4521, 10, "counting after them");
+	ASSERT_EQ(0, sp_pmu_read_u64(&c->d, "card_resets", &resets));
+	EXPECT_EQ(3, resets);
+	for (int i = 0; i < RESET_EVENTS; i++)
+		close(fd[i]);
+}
+
+/*
+ * A reset that keeps the link down: every BAR0 read returns all ones until
+ * it ends. While the card's reset sequence is odd the PMU does not touch
+ * the card at all (no read that fails, or spins, with interrupts off: the
+ * model counts every access made while the link is down), and the counts
+ * keep their values; when the reset is over the events count on. Before,
+ * the first read of all ones froze the PMU for good.
+ */
+TEST_F(card, reset_link_down_frozen)
+{
+	struct card *c = &self->c;
+	int fd[RESET_EVENTS], last = c->nunits - 1;
+	uint64_t h, s, dead0, dead1;
+
+	ASSERT_EQ(0, sp_pmu_write_u64(&c->d, "poll_interval_us", 10000));
+	reset_events_open(_metadata, c, fd);
+	ASSERT_EQ(0, card_inject(c, c->core[0], TENSIX_BANK_FPU, 0, 1234));
+	ASSERT_EQ(0, card_inject(c, c->core[last], TENSIX_BANK_FPU, 0, 4321));
+	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "advance", "all 7"));
+	reset_expect(_metadata, fd, 1234, 4321, 7, "before the reset");
+
+	ASSERT_EQ(0, card_errors(c, &h, &s, &dead0));
+	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "reset", "begin"));
+	sp_sleep_ms(60);	/* polls */
+	reset_expect(_metadata, fd, 1234, 4321, 7, "during the reset");
+	for (int i = 0; i < RESET_EVENTS; i++) {
+		EXPECT_EQ(0, ioctl(fd[i], PERF_EVENT_IOC_DISABLE, 0));
+		EXPECT_EQ(0, ioctl(fd[i], PERF_EVENT_IOC_ENABLE, 0));
+	}
+	reset_expect(_metadata, fd, 1234, 4321, 7, "re-enabled during the reset");
+	ASSERT_EQ(0, card_errors(c, &h, &s, &dead1));
+	EXPECT_EQ(dead0, dead1) TH_LOG("%llu accesses to a card whose link is down",
+				       (unsigned long long)(dead1 - dead0));
+	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "reset", "end"));
+	sp_sleep_ms(30);
+	ASSERT_EQ(0, card_inject(c, c->core[0], TENSIX_BANK_FPU, 0, 10));
+	ASSERT_EQ(0, card_inject(c, c->core[last], TENSIX_BANK_FPU, 0, 20));
+	ASSERT_EQ(0, sp_debugfs_printf(&c->d, "advance", "all 2"));
+	reset_expect(_metadata, fd, 1244, 4341, 9, "after the reset");
+	/* new events too */
+	close(fd[0]);
+	fd[0] = sp_open(&c->d, FPU_INSTR, sp_cfg1_unit(0), -1, 0);
+	ASSERT_LE(0, fd[0]);
+	ASSERT_EQ(0, card_inject(c, c->core[0], TENSIX_BANK_FPU, 0, 3));
+	EXPECT_EQ(3, read_ok(_metadata, fd[0]));
+	for (int i = 0; i < RESET_EVENTS; i++)
+		close(fd[i]);
+}
+
+/*
+ * The interrupts-off work of a card's PMU is bounded: with the PMU's
+ * access_budget (tile register accesses a read of every scheduled event
+ * may cost, 4 per tile and event), perf multiplexes what does not fit
+ * instead of reading it with interrupts off. The card model counts the
+ * BAR0 accesses of every section with interrupts off ("bursts"); with no
+ * poll (a 1 MHz clock: one every 60 s) those are perf's scheduling
+ * sections, each reading the events it schedules out and starting those
+ * it schedules in, and the reads of the test. BUDGET_EVENTS whole-chip
+ * events of a Wormhole (320 each) under a budget of two (640): every
+ * section stays under BUDGET_BOUND times the budget in tile accesses (see
+ * tensix-pmu.rst, "Bounds"), a tile access being 3 BAR0 accesses on a
+ * Wormhole; every event runs, part of the time. Without the budget the
+ * section that enabled the last event read and stopped the 15 others and
+ * started all 16: 14400 accesses, against the bound's 9600 (5040 with the
+ * budget), and no event was multiplexed.
+ */
+#define BUDGET_EVENTS	16
+#define BUDGET		640
+#define BUDGET_BOUND	5
+
+TEST(access_budget_bounds_sections)
+{
+	static const struct { unsigned int bank, sel; } evs[] = {
+		{ TENSIX_BANK_FPU, 0 }, { TENSIX_BANK_FPU, 1 },
+		{ TENSIX_BANK_TDMA_UNPACK, 3 }, { TENSIX_BANK_TDMA_UNPACK, 4 },
+		{ TENSIX_BANK_TDMA_PACK, 11 }, { TENSIX_BANK_TDMA_PACK, 18 },
+		{ TENSIX_BANK_INSTRN_THREAD, 16 }, { TENSIX_BANK_INSTRN_THREAD, 18 },
+		{ TENSIX_BANK_FPU, 257 }, { TENSIX_BANK_TDMA_UNPACK, 5 },
+		{ TENSIX_BANK_TDMA_UNPACK, 6 }, { TENSIX_BANK_TDMA_PACK, 272 },
+	};
+	const char *why = card_unavailable_or_skip();
+	char name[SP_NAME_LEN], buf[256];
+	unsigned long long nb, na, nmax, nr, ns;
+	struct perf_event_attr attr;
+	struct sp_count cnt[BUDGET_EVENTS];
+	int fd[BUDGET_EVENTS], ret, partly = 0;
+	uint64_t budget;
+	struct card c;
+
+	if (why)
+		SKIP(return, "%s", why);
+	snprintf(name, sizeof(name), "ttc_bu_%d", getpid());
+	ret = card_create_args(&c, name, false, 0, "clock_mhz=1");
+	ASSERT_EQ(0, ret) TH_LOG("%s", strerror(-ret));
+	ASSERT_EQ(0, sp_pmu_read_u64(&c.d, "access_budget", &budget));
+	EXPECT_EQ(2048, budget) TH_LOG("default budget");
+	ASSERT_EQ(0, sp_pmu_write_u64(&c.d, "access_budget", BUDGET));
+	ASSERT_EQ(0, sp_pmu_write_u64(&c.d, "perf_event_mux_interval_ms", 20));
+	ASSERT_EQ(0, sp_debugfs_printf(&c.d, "workload", "matmul fpu=80"));
+	for (int i = 0; i < BUDGET_EVENTS; i++) {
+		uint64_t config = i < (int)ARRAY_SIZE(evs) ?
+				  cfg_counter(evs[i].bank, evs[i].sel, 0) :
+				  cfg_cycles(i - (int)ARRAY_SIZE(evs));
+
+		sp_attr_init(&attr, &c.d, config, 0);
+		attr.read_format = SP_FORMAT_TIMES;
+		attr.disabled = 1;
+		fd[i] = sp_perf_event_open(&attr, -1, c.d.cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		ASSERT_LE(0, fd[i]) TH_LOG("event %d: %s", i, strerror(-fd[i]));
+	}
+	ASSERT_EQ(0, sp_debugfs_printf(&c.d, "bursts", "0"));
+	for (int i = 0; i < BUDGET_EVENTS; i++)
+		ASSERT_EQ(0, ioctl(fd[i], PERF_EVENT_IOC_ENABLE, 0));
+	sp_sleep_ms(400);
+	for (int i = 0; i < BUDGET_EVENTS; i++)
+		ASSERT_EQ(0, ioctl(fd[i], PERF_EVENT_IOC_DISABLE, 0));
+	ASSERT_LT(0, sp_debugfs_read(&c.d, "bursts", buf, sizeof(buf)));
+	ASSERT_EQ(5, sscanf(buf, "bursts %llu accesses %llu max_accesses %llu max_reads %llu max_ns %llu",
+			    &nb, &na, &nmax, &nr, &ns));
+	for (int i = 0; i < BUDGET_EVENTS; i++) {
+		ASSERT_EQ(0, sp_read_times(fd[i], &cnt[i]));
+		EXPECT_LT(0, cnt[i].running) TH_LOG("event %d never ran", i);
+		EXPECT_LT(0, cnt[i].value) TH_LOG("event %d counted nothing", i);
+		partly += cnt[i].running < cnt[i].enabled;
+		close(fd[i]);
+	}
+	ASSERT_EQ(0, sp_debugfs_printf(&c.d, "workload", "off"));
+	TH_LOG("%llu sections, %llu accesses; largest %llu accesses (%llu reads), bound %d",
+	       nb, na, nmax, nr, BUDGET_BOUND * BUDGET * 3);
+	EXPECT_LT(BUDGET_EVENTS / 2, partly) TH_LOG("perf did not multiplex");
+	EXPECT_LE(nmax, (unsigned long long)BUDGET_BOUND * BUDGET * 3);
+	EXPECT_EQ(0, sp_dev_delete(&c.d));
+}
+
 TEST_HARNESS_MAIN
