@@ -1467,7 +1467,15 @@ TEST_F(hpm, fixed_counter_left_stopped_as_found)
  * of the other's, 20 runs in a row. On a hart (qemu=0) and on QEMU 7.2's
  * counters (qemu=1: a stopped fixed counter counts on underneath and reads
  * as the value last written, from its second read on), where the driver
- * before issue 42's fix lost most of each slice after a switch.
+ * before issue 42's fix lost most of each slice after a switch (20 of 20
+ * runs of every variant with switches, da5c231's sifive_hpm).
+ *
+ * With qemu=1 a run that is off is measured once more: at a schedule-out
+ * sifive_hpm reads such a counter live after riscv_pmu_sbi stopped it,
+ * and the counter counts on underneath, so a host preemption of the VM in
+ * those few microseconds is counted by sifive_hpm and not by the other
+ * (seen once in 13 x 20 runs, +2.2 %; sifive-hpm.rst). A driver that
+ * loses counts loses them every time.
  */
 #define PAIR_RUNS	20
 #define PAIR_TOL	0.02
@@ -1568,7 +1576,7 @@ TEST_F(pair, same_task_within_2_percent)
 	uint64_t hcfg = variant->instr ? CFG_INSTR : CFG_CYCLES;
 
 	PIN(0);
-	for (int run = 0; run < PAIR_RUNS; run++) {
+	for (int run = 0, again = 0; run < PAIR_RUNS; run++) {
 		uint64_t a[3], b[3], dh, lo, hi;
 		struct rt h, s;
 		int fh, fs;
@@ -1605,13 +1613,65 @@ TEST_F(pair, same_task_within_2_percent)
 		ASSERT_GT(1ULL << 62, hi) TH_LOG("run %d: riscv_pmu_sbi counted garbage", run);
 		if ((double)dh < (double)lo * (1 - PAIR_TOL) ||
 		    (double)dh > (double)hi * (1 + PAIR_TOL)) {
-			TH_LOG("run %d: sifive_hpm +%llu, riscv_pmu_sbi +%llu..%llu: off by more than 2 %%",
+			TH_LOG("run %d: sifive_hpm +%llu, riscv_pmu_sbi +%llu..%llu: off by more than 2 %%%s",
 			       run, (unsigned long long)dh, (unsigned long long)lo,
-			       (unsigned long long)hi);
+			       (unsigned long long)hi,
+			       variant->qemu && !again ? ": once more" : "");
+			if (variant->qemu && !again) {
+				again = 1;
+				run--;
+				continue;
+			}
 			bad++;
 		}
+		again = 0;
 	}
 	EXPECT_EQ(0, bad) TH_LOG("%d of %d runs off by more than 2 %%", bad, PAIR_RUNS);
+}
+
+/*
+ * What cannot be exact, reported: sifive_hpm counts cycles on CPU 0 (a
+ * per-CPU event) while another task there has the model's riscv_pmu_sbi
+ * cycles event. When that task leaves the CPU, riscv_pmu_sbi stops the
+ * shared cycle counter (stop with reset), under sifive_hpm's running
+ * event, which counts nothing until the counter runs again. Starting it
+ * again would make riscv_pmu_sbi's next start "already started" and its
+ * count wrong, so sifive_hpm leaves it and says so in the kernel log.
+ */
+#define STOPPED_UNDER	"another SBI user stopped the cycle counter under a running event"
+
+TEST_F(pair, cycle_counter_stopped_under_running_event_reported)
+{
+	int fh, logged = sp_klog_count(STOPPED_UNDER);
+	uint64_t c0, c1;
+	pid_t child;
+	int status;
+
+	if (variant->qemu || variant->instr || !variant->per_cpu)
+		SKIP(return, "one variant is enough");
+	ASSERT_LE(0, logged) TH_LOG("kernel log: %s", strerror(-logged));
+	PIN(0);
+	fh = OPEN_OK(&self->h, -1, 0, CFG_CYCLES, 0, -1, 0);
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		int fs = pair_open(self->sbi, 0, THIS_TASK, ANY_CPU);
+
+		if (fs < 0)
+			_exit(2);
+		spin_ms(10);
+		_exit(0);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status)) TH_LOG("the child could not open riscv_pmu_sbi's event");
+	c0 = read_ok(_metadata, fh);
+	spin_ms(10);
+	c1 = read_ok(_metadata, fh);
+	TH_LOG("sifive_hpm's cycles on CPU 0 after the other task left: +%llu in 10 ms",
+	       (unsigned long long)(c1 - c0));
+	usleep(100000);	/* the report comes from an irq_work */
+	EXPECT_LT(logged, sp_klog_count(STOPPED_UNDER)) TH_LOG("no report in the kernel log");
+	close(fh);
 }
 
 /* ---------------------------------------------------------------------
