@@ -45,7 +45,17 @@
  * or resets a shared fixed counter shows up in that user's count. It can
  * also hold every free programmable counter of a hart (riscv_pmu_sbi with
  * as many events open), with user_prog=1 from the device's creation, so
- * already when the driver probes.
+ * already when the driver probes. With sbi_pmu=1 the second user is also a
+ * perf PMU, "sbi_<device name>", whose events do with the counters what
+ * riscv_pmu_sbi's do at each schedule-in and -out (below), so that a task
+ * can count with both drivers, as `perf stat -e cycles,sifive_hpm/cycles/`
+ * does on a RISC-V system.
+ *
+ * qemu=1 plays QEMU 7.2's fixed counters (the RISC-V bench) instead of a
+ * hart's: they follow the clock whatever mcountinhibit says, a stopped one
+ * reads live once after it was started and then as the value last written
+ * to it; a start without a value goes on from the live count. On a hart
+ * (the default) a stopped counter holds its count.
  *
  * debugfs, in /sys/kernel/debug/socpmu_sim/<name>/:
  *   inject  "<hart|all> <event>[,<event>...] <n>": n cycles in which every
@@ -890,22 +900,15 @@ static void hpm_sim_sbi_update(struct hpm_sim_hart *h, struct perf_event *event)
 	local64_sub(delta, &hwc->period_left);
 }
 
-/* An SBI call of the PMU on this CPU's hart: lock, play the model up to now */
-static struct hpm_sim_hart *hpm_sim_sbi_lock(struct hpm_sim *hs, unsigned long *irqflags,
-					     bool *irq)
+/* Play hart @h's model up to now before an SBI call; h->lock held */
+static bool hpm_sim_sbi_sync(struct hpm_sim_hart *h)
 {
-	struct hpm_sim_hart *h = hpm_sim_this_hart(hs);
-
-	if (h) {
-		raw_spin_lock_irqsave(&h->lock, *irqflags);
-		*irq = hpm_sim_sync(h, ktime_get_ns());
-	}
-	return h;
+	return hpm_sim_sync(h, ktime_get_ns());
 }
 
-static void hpm_sim_sbi_unlock(struct hpm_sim_hart *h, unsigned long irqflags, bool irq)
+/* After the SBI call: the overflow interrupt the model raised meanwhile */
+static void hpm_sim_sbi_done(struct hpm_sim_hart *h, bool irq)
 {
-	raw_spin_unlock_irqrestore(&h->lock, irqflags);
 	if (irq)
 		hpm_sim_raise(h);
 }
@@ -934,12 +937,15 @@ static void hpm_sim_sbi_start(struct perf_event *event, int flags)
 	ival = (u64)-left & mask;
 	local64_set(&hwc->prev_count, ival);
 	hwc->state = 0;
-	h = hpm_sim_sbi_lock(hs, &irqflags, &irq);
+	h = hpm_sim_this_hart(hs);
 	if (!h)
 		return;
+	raw_spin_lock_irqsave(&h->lock, irqflags);
+	irq = hpm_sim_sbi_sync(h);
 	/* "already started" is ignored, as riscv_pmu_sbi does */
 	hpm_sim_do_start(hs, h, BIT(hwc->idx), SIFIVE_HPM_START_FLAG_SET_INIT_VALUE, ival);
-	hpm_sim_sbi_unlock(h, irqflags, irq);
+	raw_spin_unlock_irqrestore(&h->lock, irqflags);
+	hpm_sim_sbi_done(h, irq);
 }
 
 /* riscv_pmu_stop(): the SBI stop, then the update */
@@ -953,14 +959,17 @@ static void hpm_sim_sbi_stop(struct perf_event *event, int flags)
 
 	if ((hwc->state & PERF_HES_STOPPED) || hwc->idx < 0)
 		return;
-	h = hpm_sim_sbi_lock(hs, &irqflags, &irq);
+	h = hpm_sim_this_hart(hs);
 	if (!h)
 		return;
+	raw_spin_lock_irqsave(&h->lock, irqflags);
+	irq = hpm_sim_sbi_sync(h);
 	hpm_sim_do_stop(hs, h, BIT(hwc->idx), 0);
 	hwc->state |= PERF_HES_STOPPED;
 	hpm_sim_sbi_update(h, event);
 	hwc->state |= PERF_HES_UPTODATE;
-	hpm_sim_sbi_unlock(h, irqflags, irq);
+	raw_spin_unlock_irqrestore(&h->lock, irqflags);
+	hpm_sim_sbi_done(h, irq);
 }
 
 /* riscv_pmu_add() with pmu_sbi_ctr_get_idx(): a match over every counter */
@@ -973,16 +982,19 @@ static int hpm_sim_sbi_add(struct perf_event *event, int flags)
 	long idx;
 	bool irq;
 
-	h = hpm_sim_sbi_lock(hs, &irqflags, &irq);
+	h = hpm_sim_this_hart(hs);
 	if (!h)
 		return -ENOENT;
+	raw_spin_lock_irqsave(&h->lock, irqflags);
+	irq = hpm_sim_sbi_sync(h);
 	idx = hpm_sim_do_config(hs, h, GENMASK(hs->nr - 1, 0), 0, hwc->event_base, 0);
 	/* A counter it holds already: riscv_pmu_sbi's used_hw_ctrs */
 	if (idx >= 0 && (h->sbi_used & BIT(idx)))
 		idx = -ENOENT;
 	else if (idx >= 0)
 		h->sbi_used |= BIT(idx);
-	hpm_sim_sbi_unlock(h, irqflags, irq);
+	raw_spin_unlock_irqrestore(&h->lock, irqflags);
+	hpm_sim_sbi_done(h, irq);
 	if (idx < 0)
 		return idx;
 	hwc->idx = idx;
@@ -1002,13 +1014,15 @@ static void hpm_sim_sbi_del(struct perf_event *event, int flags)
 	bool irq;
 
 	hpm_sim_sbi_stop(event, PERF_EF_UPDATE);
-	h = hpm_sim_sbi_lock(hs, &irqflags, &irq);
+	h = hpm_sim_this_hart(hs);
 	if (h && hwc->idx >= 0) {
+		raw_spin_lock_irqsave(&h->lock, irqflags);
+		irq = hpm_sim_sbi_sync(h);
 		hpm_sim_do_stop(hs, h, BIT(hwc->idx), SIFIVE_HPM_STOP_FLAG_RESET);
 		h->sbi_used &= ~BIT(hwc->idx);
+		raw_spin_unlock_irqrestore(&h->lock, irqflags);
+		hpm_sim_sbi_done(h, irq);
 	}
-	if (h)
-		hpm_sim_sbi_unlock(h, irqflags, irq);
 	hwc->idx = -1;
 }
 
@@ -1021,11 +1035,14 @@ static void hpm_sim_sbi_read(struct perf_event *event)
 
 	if (event->hw.idx < 0)
 		return;
-	h = hpm_sim_sbi_lock(hs, &irqflags, &irq);
+	h = hpm_sim_this_hart(hs);
 	if (!h)
 		return;
+	raw_spin_lock_irqsave(&h->lock, irqflags);
+	irq = hpm_sim_sbi_sync(h);
 	hpm_sim_sbi_update(h, event);
-	hpm_sim_sbi_unlock(h, irqflags, irq);
+	raw_spin_unlock_irqrestore(&h->lock, irqflags);
+	hpm_sim_sbi_done(h, irq);
 }
 
 static int hpm_sim_sbi_register(struct hpm_sim *hs, const char *name)
