@@ -145,6 +145,8 @@ struct hpm_cpu {
  *	contexts, and its freeing once removed (socpmu core)
  * @node: instance of the CPU hotplug state
  * @rewrites: rewrites of the cycle and instret counters not reported yet
+ * @stops: times the cycle counter was found stopped under a running event,
+ *	not reported yet
  * @rewrite_work: reports them (not from the scheduler's locks)
  * @refuse_rs: the rate of hpm_refuse()'s info lines
  */
@@ -171,6 +173,7 @@ struct sifive_hpm {
 	struct socpmu_life life;
 	struct hlist_node node;
 	atomic_t rewrites[2];
+	atomic_t stops;
 	struct irq_work rewrite_work;
 	struct ratelimit_state refuse_rs;
 };
@@ -467,6 +470,10 @@ static void hpm_rewrite_report(struct irq_work *work)
 			pr_warn_ratelimited("%s: another SBI user rewrote the %s counter under a running event (%d times; riscv_pmu_sbi counting on it too?): counts since the last read lost\n",
 					    hpm->name, name[i], n);
 	}
+	n = atomic_xchg(&hpm->stops, 0);
+	if (n)
+		pr_warn_ratelimited("%s: another SBI user stopped the cycle counter under a running event (%d times; riscv_pmu_sbi's event scheduled out?): counts lost until it runs again\n",
+				    hpm->name, n);
 }
 
 /*
@@ -521,6 +528,17 @@ static void hpm_event_update(struct sifive_hpm *hpm, struct perf_event *event)
 		atomic_inc(&hpm->rewrites[hwc->idx == SIFIVE_HPM_CTR_INSTRET]);
 		irq_work_queue(&hpm->rewrite_work);
 		delta = 0;
+	}
+	/*
+	 * A running cycle counter moves between any two reads: one that did
+	 * not was stopped under our running event by another SBI user
+	 * (riscv_pmu_sbi schedules its event out). Starting it again would
+	 * make riscv_pmu_sbi's next start "already started" and its count
+	 * wrong; what the hart runs until it starts it is lost to us: say so.
+	 */
+	if (!delta && hwc->idx == SIFIVE_HPM_CTR_CYCLE && !(hwc->state & PERF_HES_STOPPED)) {
+		atomic_inc(&hpm->stops);
+		irq_work_queue(&hpm->rewrite_work);
 	}
 	local64_set(&hwc->prev_count, now);
 	local64_add(delta, &event->count);

@@ -45,7 +45,17 @@
  * or resets a shared fixed counter shows up in that user's count. It can
  * also hold every free programmable counter of a hart (riscv_pmu_sbi with
  * as many events open), with user_prog=1 from the device's creation, so
- * already when the driver probes.
+ * already when the driver probes. With sbi_pmu=1 the second user is also a
+ * perf PMU, "sbi_<device name>", whose events do with the counters what
+ * riscv_pmu_sbi's do at each schedule-in and -out (below), so that a task
+ * can count with both drivers, as `perf stat -e cycles,sifive_hpm/cycles/`
+ * does on a RISC-V system.
+ *
+ * qemu=1 plays QEMU 7.2's fixed counters (the RISC-V bench) instead of a
+ * hart's: they follow the clock whatever mcountinhibit says, a stopped one
+ * reads live once after it was started and then as the value last written
+ * to it; a start without a value goes on from the live count. On a hart
+ * (the default) a stopped counter holds its count.
  *
  * debugfs, in /sys/kernel/debug/socpmu_sim/<name>/:
  *   inject  "<hart|all> <event>[,<event>...] <n>": n cycles in which every
@@ -75,7 +85,9 @@
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
+#include <linux/module.h>
 #include <linux/overflow.h>
+#include <linux/perf_event.h>
 #include <linux/platform_device.h>
 #include <linux/property.h>
 #include <linux/rcupdate.h>
@@ -151,6 +163,8 @@ struct hpm_sim_cfg {
 	bool sscofpmf;
 	bool strict_skip;
 	bool user_prog;
+	bool qemu;
+	bool sbi_pmu;
 };
 
 /**
@@ -170,6 +184,10 @@ struct hpm_sim_cfg {
  *	event, -1 when not open
  * @user_prev: its prev_count (riscv_pmu_sbi's: the start value it asked for)
  * @user_prog: the programmable counters the second SBI user holds
+ * @written: QEMU 7.2 (qemu=1): the value last written to each fixed counter
+ * @qemu_started: QEMU 7.2: the fixed counters started and not read since
+ *	they were stopped (the first read of a stopped counter is live)
+ * @sbi_used: the counters events of the model's riscv_pmu_sbi PMU hold
  * @lcofi: the counter overflow interrupt, raised on the hart's own CPU
  * @lcofi_ipi: the same, raised from another CPU
  * @sim: the model
@@ -189,6 +207,9 @@ struct hpm_sim_hart {
 	int user_idx[2];
 	u64 user_prev[2];
 	u32 user_prog;
+	u64 written[SIFIVE_HPM_CTR_HPM0];
+	u32 qemu_started;
+	u32 sbi_used;
 	struct irq_work lcofi;
 	call_single_data_t lcofi_ipi;
 	struct hpm_sim *sim;
@@ -205,6 +226,9 @@ struct hpm_sim_hart {
  * @ovf_fn: overflow handler of the driver (NULL: none)
  * @ovf_data: its argument
  * @calls: SBI calls: config, start, stop, read
+ * @sbi_pmu: the second SBI user as riscv_pmu_sbi, a perf PMU (sbi_pmu=1)
+ * @sbi_name: its name, "sbi_<device name>"
+ * @sbi_events: its events that exist
  * @harts: per hart state
  */
 struct hpm_sim {
@@ -216,6 +240,9 @@ struct hpm_sim {
 	void (*ovf_fn)(void *data);
 	void *ovf_data;
 	atomic64_t calls[4];
+	struct pmu sbi_pmu;
+	char sbi_name[SOCPMU_SIM_NAME_LEN + 8];
+	atomic_t sbi_events;
 	struct hpm_sim_hart harts[];
 };
 
@@ -263,6 +290,16 @@ static int hpm_sim_cfg_parse(void *data, const char *key, const char *val)
 		cfg->user_prog = v;
 		return ret;
 	}
+	if (!strcmp(key, "qemu")) {
+		ret = socpmu_sim_parse_uint(key, val, 0, 1, &v);
+		cfg->qemu = v;
+		return ret;
+	}
+	if (!strcmp(key, "sbi_pmu")) {
+		ret = socpmu_sim_parse_uint(key, val, 0, 1, &v);
+		cfg->sbi_pmu = v;
+		return ret;
+	}
 	pr_debug("unknown parameter \"%s\"\n", key);
 	return -EINVAL;
 }
@@ -272,9 +309,10 @@ static int hpm_sim_cfg_show(const void *data, char *buf, int at)
 	const struct hpm_sim_cfg *cfg = data;
 
 	return sysfs_emit_at(buf, at,
-			     " harts=%u counters=%u width=%u freq_mhz=%u sscofpmf=%u strict_skip=%u user_prog=%u",
+			     " harts=%u counters=%u width=%u freq_mhz=%u sscofpmf=%u strict_skip=%u user_prog=%u qemu=%u sbi_pmu=%u",
 			     cfg->harts, cfg->counters, cfg->width, cfg->freq_mhz,
-			     cfg->sscofpmf, cfg->strict_skip, cfg->user_prog);
+			     cfg->sscofpmf, cfg->strict_skip, cfg->user_prog, cfg->qemu,
+			     cfg->sbi_pmu);
 }
 
 /* ---- the counters ---- */
@@ -289,6 +327,41 @@ static u64 hpm_sim_width_mask(struct hpm_sim *hs, unsigned int idx)
 	return idx < SIFIVE_HPM_CTR_HPM0 ? U64_MAX : hs->mask;
 }
 
+/*
+ * Does counter @idx count? Not while inhibited, but QEMU 7.2's fixed
+ * counters (qemu=1) follow the host clock whatever mcountinhibit says: a
+ * stopped one counts on underneath, and reads as the value last written
+ * (hpm_sim_do_read()).
+ */
+static bool hpm_sim_counting(struct hpm_sim_hart *h, unsigned int idx)
+{
+	return !(h->inhibit & BIT(idx)) || (h->sim->cfg->qemu && idx < SIFIVE_HPM_CTR_HPM0);
+}
+
+/* A write of @val to counter @idx (SBI start with a value, CLEAR_VALUE) */
+static void hpm_sim_write(struct hpm_sim_hart *h, unsigned int idx, u64 val)
+{
+	h->ctr[idx] = val & hpm_sim_width_mask(h->sim, idx);
+	if (idx < SIFIVE_HPM_CTR_HPM0)
+		h->written[idx] = h->ctr[idx];
+}
+
+/*
+ * What a read of counter @idx returns; h->lock held. On a hart a stopped
+ * counter holds its count. QEMU 7.2 (qemu=1) reads a stopped fixed counter
+ * live once, the first time after it was started, and from then on as
+ * the value last written to it.
+ */
+static u64 hpm_sim_do_read(struct hpm_sim_hart *h, unsigned int idx)
+{
+	if (h->sim->cfg->qemu && idx < SIFIVE_HPM_CTR_HPM0 && (h->inhibit & BIT(idx))) {
+		if (!(h->qemu_started & BIT(idx)))
+			return h->written[idx];
+		h->qemu_started &= ~BIT(idx);
+	}
+	return h->ctr[idx];
+}
+
 /* Add @n to counter @idx; true when this raised the overflow interrupt. */
 static bool hpm_sim_count(struct hpm_sim_hart *h, unsigned int idx, u64 n)
 {
@@ -296,7 +369,7 @@ static bool hpm_sim_count(struct hpm_sim_hart *h, unsigned int idx, u64 n)
 	u64 mask = hpm_sim_width_mask(hs, idx), old = h->ctr[idx], val;
 	bool wrapped;
 
-	if (!n || (h->inhibit & BIT(idx)))
+	if (!n || !hpm_sim_counting(h, idx))
 		return false;
 	wrapped = check_add_overflow(old, n, &val) || val > mask;
 	h->ctr[idx] = val & mask;
@@ -540,7 +613,7 @@ static long hpm_sim_do_config(struct hpm_sim *hs, struct hpm_sim_hart *h, u32 se
 	}
 skip_match:
 	if (flags & SIFIVE_HPM_CFG_FLAG_CLEAR_VALUE)
-		h->ctr[idx] = 0;
+		hpm_sim_write(h, idx, 0);
 	if (flags & SIFIVE_HPM_CFG_FLAG_AUTO_START)
 		h->inhibit &= ~BIT(idx);
 	return idx;
@@ -564,8 +637,9 @@ static int hpm_sim_do_start(struct hpm_sim *hs, struct hpm_sim_hart *h, u32 set,
 			continue;
 		}
 		if (flags & SIFIVE_HPM_START_FLAG_SET_INIT_VALUE)
-			h->ctr[i] = ival & hpm_sim_width_mask(hs, i);
+			hpm_sim_write(h, i, ival);
 		h->inhibit &= ~BIT(i);
+		h->qemu_started |= BIT(i);
 		h->mhpmevent[i] &= ~HPM_SIM_OF;
 	}
 	return ret;
@@ -678,7 +752,7 @@ static u64 hpm_sim_read(void *ctx, unsigned int idx)
 		return mul_u64_u64_div_u64(now - hs->epoch_ns, HPM_SIM_TIMEBASE_HZ, NSEC_PER_SEC);
 	raw_spin_lock_irqsave(&h->lock, irqflags);
 	irq = hpm_sim_sync(h, now);
-	val = h->ctr[idx];
+	val = hpm_sim_do_read(h, idx);
 	raw_spin_unlock_irqrestore(&h->lock, irqflags);
 	if (irq)
 		hpm_sim_raise(h);
@@ -755,6 +829,239 @@ static void hpm_sim_user_take_prog(struct hpm_sim *hs, struct hpm_sim_hart *h)
 	}
 }
 
+/*
+ * ---- the second SBI user as riscv_pmu_sbi: a perf PMU of the model ----
+ *
+ * With sbi_pmu=1 the model registers the PMU "sbi_<device name>" (before
+ * the driver's, so that perf, which keeps a task's PMU contexts sorted by
+ * type, schedules it first, as riscv_pmu_sbi, PMU type 4, is scheduled
+ * before sifive_hpm). config 0 is cycles, 1 instructions; counting only.
+ * It plays what riscv_pmu_sbi (Linux 6.12, drivers/perf/riscv_pmu.c and
+ * riscv_pmu_sbi.c) does with the SBI calls of a counting event:
+ *  - add (schedule-in): counter_config_matching over every counter (the
+ *    fixed counter for cycles and instret without Sscofpmf), then start;
+ *  - start: SBI start with SET_INIT_VALUE and -(period left), the period
+ *    of a counting event being half the counter's range: 2^63 + 1 + the
+ *    event's count so far, so that a counter stopped under it goes on from
+ *    where it stopped; "already started" is ignored (the value is then not
+ *    written, and the event's count is off by the difference);
+ *  - stop: SBI stop, then the count is brought up to date from a read;
+ *  - del (schedule-out): stop, then SBI stop with RESET (unconfigured).
+ * Its count comes from the model's reads, as riscv_pmu_sbi's from the CSR.
+ */
+static struct hpm_sim *hpm_sim_of_pmu(struct pmu *pmu)
+{
+	return container_of(pmu, struct hpm_sim, sbi_pmu);
+}
+
+static void hpm_sim_sbi_destroy(struct perf_event *event)
+{
+	atomic_dec(&hpm_sim_of_pmu(event->pmu)->sbi_events);
+}
+
+static int hpm_sim_sbi_event_init(struct perf_event *event)
+{
+	struct hpm_sim *hs = hpm_sim_of_pmu(event->pmu);
+	struct hw_perf_event *hwc = &event->hw;
+
+	if (event->attr.type != event->pmu->type)
+		return -ENOENT;
+	if (event->attr.config > 1 || event->attr.config1 || event->attr.config2)
+		return -EINVAL;
+	if (is_sampling_event(event))
+		return -EOPNOTSUPP;
+	if (event->cpu >= (int)hs->cfg->harts)
+		return -ENOENT;
+	hwc->idx = -1;
+	hwc->event_base = event->attr.config ? SIFIVE_HPM_GEN_INSTRUCTIONS :
+			  SIFIVE_HPM_GEN_CPU_CYCLES;
+	/* riscv_pmu_event_init(): a counting event's period, half the range */
+	hwc->sample_period = U64_MAX >> 1;
+	hwc->last_period = hwc->sample_period;
+	local64_set(&hwc->period_left, hwc->sample_period);
+	atomic_inc(&hs->sbi_events);
+	event->destroy = hpm_sim_sbi_destroy;
+	return 0;
+}
+
+/* riscv_pmu_event_update(); h->lock held */
+static void hpm_sim_sbi_update(struct hpm_sim_hart *h, struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	u64 prev, now, delta;
+
+	if (hwc->state & PERF_HES_UPTODATE)
+		return;
+	prev = local64_read(&hwc->prev_count);
+	now = hpm_sim_do_read(h, hwc->idx);
+	delta = (now - prev) & hpm_sim_width_mask(h->sim, hwc->idx);
+	local64_set(&hwc->prev_count, now);
+	local64_add(delta, &event->count);
+	local64_sub(delta, &hwc->period_left);
+}
+
+/* Play hart @h's model up to now before an SBI call; h->lock held */
+static bool hpm_sim_sbi_sync(struct hpm_sim_hart *h)
+{
+	return hpm_sim_sync(h, ktime_get_ns());
+}
+
+/* After the SBI call: the overflow interrupt the model raised meanwhile */
+static void hpm_sim_sbi_done(struct hpm_sim_hart *h, bool irq)
+{
+	if (irq)
+		hpm_sim_raise(h);
+}
+
+/* riscv_pmu_start(): riscv_pmu_event_set_period(), then the SBI start */
+static void hpm_sim_sbi_start(struct perf_event *event, int flags)
+{
+	struct hpm_sim *hs = hpm_sim_of_pmu(event->pmu);
+	struct hw_perf_event *hwc = &event->hw;
+	struct hpm_sim_hart *h;
+	unsigned long irqflags;
+	u64 mask, ival;
+	s64 left;
+	bool irq;
+
+	if (hwc->idx < 0)
+		return;
+	mask = hpm_sim_width_mask(hs, hwc->idx);
+	left = local64_read(&hwc->period_left);
+	if (left <= 0) {
+		left += hwc->sample_period;
+		local64_set(&hwc->period_left, left);
+	}
+	if (left > (s64)(mask >> 1))
+		left = mask >> 1;
+	ival = (u64)-left & mask;
+	local64_set(&hwc->prev_count, ival);
+	hwc->state = 0;
+	h = hpm_sim_this_hart(hs);
+	if (!h)
+		return;
+	raw_spin_lock_irqsave(&h->lock, irqflags);
+	irq = hpm_sim_sbi_sync(h);
+	/* "already started" is ignored, as riscv_pmu_sbi does */
+	hpm_sim_do_start(hs, h, BIT(hwc->idx), SIFIVE_HPM_START_FLAG_SET_INIT_VALUE, ival);
+	raw_spin_unlock_irqrestore(&h->lock, irqflags);
+	hpm_sim_sbi_done(h, irq);
+}
+
+/* riscv_pmu_stop(): the SBI stop, then the update */
+static void hpm_sim_sbi_stop(struct perf_event *event, int flags)
+{
+	struct hpm_sim *hs = hpm_sim_of_pmu(event->pmu);
+	struct hw_perf_event *hwc = &event->hw;
+	struct hpm_sim_hart *h;
+	unsigned long irqflags;
+	bool irq;
+
+	if ((hwc->state & PERF_HES_STOPPED) || hwc->idx < 0)
+		return;
+	h = hpm_sim_this_hart(hs);
+	if (!h)
+		return;
+	raw_spin_lock_irqsave(&h->lock, irqflags);
+	irq = hpm_sim_sbi_sync(h);
+	hpm_sim_do_stop(hs, h, BIT(hwc->idx), 0);
+	hwc->state |= PERF_HES_STOPPED;
+	hpm_sim_sbi_update(h, event);
+	hwc->state |= PERF_HES_UPTODATE;
+	raw_spin_unlock_irqrestore(&h->lock, irqflags);
+	hpm_sim_sbi_done(h, irq);
+}
+
+/* riscv_pmu_add() with pmu_sbi_ctr_get_idx(): a match over every counter */
+static int hpm_sim_sbi_add(struct perf_event *event, int flags)
+{
+	struct hpm_sim *hs = hpm_sim_of_pmu(event->pmu);
+	struct hw_perf_event *hwc = &event->hw;
+	struct hpm_sim_hart *h;
+	unsigned long irqflags;
+	long idx;
+	bool irq;
+
+	h = hpm_sim_this_hart(hs);
+	if (!h)
+		return -ENOENT;
+	raw_spin_lock_irqsave(&h->lock, irqflags);
+	irq = hpm_sim_sbi_sync(h);
+	idx = hpm_sim_do_config(hs, h, GENMASK(hs->nr - 1, 0), 0, hwc->event_base, 0);
+	/* A counter it holds already: riscv_pmu_sbi's used_hw_ctrs */
+	if (idx >= 0 && (h->sbi_used & BIT(idx)))
+		idx = -ENOENT;
+	else if (idx >= 0)
+		h->sbi_used |= BIT(idx);
+	raw_spin_unlock_irqrestore(&h->lock, irqflags);
+	hpm_sim_sbi_done(h, irq);
+	if (idx < 0)
+		return idx;
+	hwc->idx = idx;
+	hwc->state = PERF_HES_UPTODATE | PERF_HES_STOPPED;
+	if (flags & PERF_EF_START)
+		hpm_sim_sbi_start(event, PERF_EF_RELOAD);
+	return 0;
+}
+
+/* riscv_pmu_del(): stop and update, then stop with RESET */
+static void hpm_sim_sbi_del(struct perf_event *event, int flags)
+{
+	struct hpm_sim *hs = hpm_sim_of_pmu(event->pmu);
+	struct hw_perf_event *hwc = &event->hw;
+	struct hpm_sim_hart *h;
+	unsigned long irqflags;
+	bool irq;
+
+	hpm_sim_sbi_stop(event, PERF_EF_UPDATE);
+	h = hpm_sim_this_hart(hs);
+	if (h && hwc->idx >= 0) {
+		raw_spin_lock_irqsave(&h->lock, irqflags);
+		irq = hpm_sim_sbi_sync(h);
+		hpm_sim_do_stop(hs, h, BIT(hwc->idx), SIFIVE_HPM_STOP_FLAG_RESET);
+		h->sbi_used &= ~BIT(hwc->idx);
+		raw_spin_unlock_irqrestore(&h->lock, irqflags);
+		hpm_sim_sbi_done(h, irq);
+	}
+	hwc->idx = -1;
+}
+
+static void hpm_sim_sbi_read(struct perf_event *event)
+{
+	struct hpm_sim *hs = hpm_sim_of_pmu(event->pmu);
+	struct hpm_sim_hart *h;
+	unsigned long irqflags;
+	bool irq;
+
+	if (event->hw.idx < 0)
+		return;
+	h = hpm_sim_this_hart(hs);
+	if (!h)
+		return;
+	raw_spin_lock_irqsave(&h->lock, irqflags);
+	irq = hpm_sim_sbi_sync(h);
+	hpm_sim_sbi_update(h, event);
+	raw_spin_unlock_irqrestore(&h->lock, irqflags);
+	hpm_sim_sbi_done(h, irq);
+}
+
+static int hpm_sim_sbi_register(struct hpm_sim *hs, const char *name)
+{
+	hs->sbi_pmu = (struct pmu) {
+		.module		= THIS_MODULE,
+		.task_ctx_nr	= perf_hw_context,
+		.capabilities	= PERF_PMU_CAP_NO_INTERRUPT | PERF_PMU_CAP_NO_EXCLUDE,
+		.event_init	= hpm_sim_sbi_event_init,
+		.add		= hpm_sim_sbi_add,
+		.del		= hpm_sim_sbi_del,
+		.start		= hpm_sim_sbi_start,
+		.stop		= hpm_sim_sbi_stop,
+		.read		= hpm_sim_sbi_read,
+	};
+	snprintf(hs->sbi_name, sizeof(hs->sbi_name), "sbi_%s", name);
+	return perf_pmu_register(&hs->sbi_pmu, hs->sbi_name, -1);
+}
+
 /* ---- model life cycle ---- */
 
 static void *hpm_sim_create(struct socpmu_sim_dev *sdev)
@@ -803,6 +1110,15 @@ static void *hpm_sim_create(struct socpmu_sim_dev *sdev)
 			raw_spin_unlock_irqrestore(&h->lock, irqflags);
 		}
 	}
+	/* Before the driver's PMU (add_children): a lower type, scheduled first */
+	if (cfg->sbi_pmu) {
+		int ret = hpm_sim_sbi_register(hs, sdev->name);
+
+		if (ret) {
+			kfree(hs);
+			return ERR_PTR(ret);
+		}
+	}
 	return hs;
 }
 
@@ -810,6 +1126,20 @@ static void hpm_sim_destroy(void *model)
 {
 	struct hpm_sim *hs = model;
 
+	if (hs->cfg->sbi_pmu) {
+		/*
+		 * perf cannot let a PMU go that has events (Linux 6.12): with
+		 * some still open, the PMU and the model stay, and so does
+		 * the module (a test knob: the tests close them first)
+		 */
+		if (atomic_read(&hs->sbi_events)) {
+			pr_warn("%s: events still open: its PMU and the model stay until reboot\n",
+				hs->sbi_name);
+			__module_get(THIS_MODULE);
+			return;
+		}
+		perf_pmu_unregister(&hs->sbi_pmu);
+	}
 	hpm_sim_lcofi_sync(hs);
 	kfree(hs);
 }

@@ -1454,6 +1454,230 @@ TEST_F(hpm, fixed_counter_left_stopped_as_found)
 }
 
 /* ---------------------------------------------------------------------
+ * Issue 42: sifive_hpm next to riscv_pmu_sbi in one task
+ *
+ * The model's PMU "sbi_<device>" (sbi_pmu=1) is the second SBI user as
+ * riscv_pmu_sbi is: it matches the fixed counter at each schedule-in and
+ * starts it with -(period left) (its value when it stopped), stops it and
+ * releases it (stop with reset) at each schedule-out, and is scheduled
+ * before sifive_hpm (a lower PMU type). One task opens its cycles (or
+ * instructions) and sifive_hpm's, enabled, per task or on CPU 0, in either
+ * order, reads both, runs 30 ms (with or without sleeps between spins:
+ * context switches), reads both again: sifive_hpm's delta is within 2 %
+ * of the other's, 20 runs in a row. On a hart (qemu=0) and on QEMU 7.2's
+ * counters (qemu=1: a stopped fixed counter counts on underneath and reads
+ * as the value last written, from its second read on), where the driver
+ * before issue 42's fix lost most of each slice after a switch (20 of 20
+ * runs of every variant with switches, da5c231's sifive_hpm).
+ *
+ * A run that is off is measured once more. The model's cycles follow the
+ * host's clock, as QEMU's do: a host preemption of the VM between the
+ * other's start at a schedule-in and sifive_hpm's first read after it
+ * (interrupts off in the guest; on a hart a few hundred cycles) is
+ * counted by the other alone (seen once in 300 runs with qemu=0, -3.9 %),
+ * and with qemu=1 one between the other's stop at a schedule-out and
+ * sifive_hpm's live read by sifive_hpm alone (twice in 480 runs, +2.2 %
+ * and +2.7 %; sifive-hpm.rst). A driver that loses counts loses them every
+ * time.
+ */
+#define PAIR_RUNS	20
+#define PAIR_TOL	0.02
+
+FIXTURE(pair) {
+	struct hpm_dev h;
+	int sbi;	/* the model's riscv_pmu_sbi PMU type */
+};
+
+FIXTURE_VARIANT(pair) {
+	bool instr, hpm_first, per_cpu, switches, qemu;
+};
+
+#define PAIR_VARIANT(n, i, f, c, s, q) \
+	FIXTURE_VARIANT_ADD(pair, n) { \
+		.instr = i, .hpm_first = f, .per_cpu = c, .switches = s, .qemu = q, \
+	}
+
+PAIR_VARIANT(hw_cycles_sbi_first_switches, false, false, false, true, false);
+PAIR_VARIANT(hw_cycles_hpm_first_switches, false, true, false, true, false);
+PAIR_VARIANT(hw_instructions_sbi_first_switches, true, false, false, true, false);
+PAIR_VARIANT(hw_instructions_hpm_first, true, true, false, false, false);
+PAIR_VARIANT(hw_cycles_per_cpu_hpm_first, false, true, true, true, false);
+PAIR_VARIANT(qemu_cycles_sbi_first, false, false, false, false, true);
+PAIR_VARIANT(qemu_cycles_hpm_first, false, true, false, false, true);
+PAIR_VARIANT(qemu_cycles_sbi_first_switches, false, false, false, true, true);
+PAIR_VARIANT(qemu_cycles_hpm_first_switches, false, true, false, true, true);
+PAIR_VARIANT(qemu_instructions_sbi_first_switches, true, false, false, true, true);
+PAIR_VARIANT(qemu_instructions_hpm_first_switches, true, true, false, true, true);
+PAIR_VARIANT(qemu_cycles_per_cpu_sbi_first, false, false, true, true, true);
+PAIR_VARIANT(qemu_instructions_per_cpu_hpm_first, true, true, true, true, true);
+
+FIXTURE_SETUP(pair)
+{
+	char name[SP_NAME_LEN], params[128], path[256];
+	uint64_t type;
+	int ret;
+
+	self->h.d.name[0] = '\0';
+	if (geteuid())
+		SKIP(return, "needs root");
+	ret = sp_sim_available();
+	if (ret)
+		SKIP(return, "socpmu_sim not loaded or no debugfs (%s)", strerror(-ret));
+	snprintf(name, sizeof(name), "hpm_pair_%d", getpid());
+	snprintf(params, sizeof(params), "counters=2 width=40 freq_mhz=1000 sbi_pmu=1 qemu=%d",
+		 variant->qemu);
+	ret = hpm_create(&self->h, name, params);
+	if (ret) {
+		sp_dev_delete(&self->h.d);
+		ASSERT_EQ(0, ret) TH_LOG("creating %s (%s): %s", name, params, strerror(-ret));
+	}
+	snprintf(path, sizeof(path), SP_PMU_BUS "/sbi_%s/type", name);
+	ret = sp_read_u64_file(path, &type);
+	ASSERT_EQ(0, ret) TH_LOG("%s: %s", path, strerror(-ret));
+	self->sbi = (int)type;
+	/* perf schedules a task's PMU contexts in type order: the model's first */
+	ASSERT_LT(type, (uint64_t)self->h.d.type);
+	RATE(&self->h, -1, "instret", 500);
+}
+
+FIXTURE_TEARDOWN_PARENT(pair)
+{
+	int ret = sp_dev_delete(&self->h.d);
+
+	if (ret)
+		TH_LOG("deleting %s: %s", self->h.d.name, strerror(-ret));
+}
+
+static int pair_open(int type, uint64_t config, pid_t pid, int cpu)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = type,
+		.config = config,
+		.read_format = RF_TIMES,
+	};
+
+	return sp_perf_event_open(&attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* the model's riscv_pmu_sbi, sifive_hpm, the model's again */
+static int pair_read(int fs, int fh, uint64_t v[3])
+{
+	struct rt r[3] = { };
+
+	if (read_rt(fs, &r[0]) || read_rt(fh, &r[1]) || read_rt(fs, &r[2]))
+		return -EIO;
+	for (int i = 0; i < 3; i++)
+		v[i] = r[i].val;
+	return 0;
+}
+
+TEST_F(pair, same_task_within_2_percent)
+{
+	pid_t pid = variant->per_cpu ? -1 : THIS_TASK;
+	int cpu = variant->per_cpu ? 0 : ANY_CPU, bad = 0;
+	uint64_t hcfg = variant->instr ? CFG_INSTR : CFG_CYCLES;
+
+	PIN(0);
+	for (int run = 0, again = 0; run < PAIR_RUNS; run++) {
+		uint64_t a[3], b[3], dh, lo, hi;
+		struct rt h, s;
+		int fh, fs;
+
+		if (variant->hpm_first) {
+			fh = OPEN_OK(&self->h, pid, cpu, hcfg, 0, -1, RF_TIMES);
+			fs = pair_open(self->sbi, variant->instr, pid, cpu);
+		} else {
+			fs = pair_open(self->sbi, variant->instr, pid, cpu);
+			fh = OPEN_OK(&self->h, pid, cpu, hcfg, 0, -1, RF_TIMES);
+		}
+		ASSERT_LE(0, fs) TH_LOG("the model's riscv_pmu_sbi: %s", strerror(-fs));
+		ASSERT_EQ(0, pair_read(fs, fh, a));
+		if (variant->switches) {
+			for (int i = 0; i < 6; i++) {
+				spin_ms(5);
+				usleep(500);
+			}
+		} else {
+			spin_ms(30);
+		}
+		ASSERT_EQ(0, pair_read(fs, fh, b));
+		ASSERT_EQ(0, read_rt(fh, &h));
+		ASSERT_EQ(0, read_rt(fs, &s));
+		close(fh);
+		close(fs);
+		/* sifive_hpm's window lies within [a0, b2] and holds [a2, b0] */
+		dh = b[1] - a[1];
+		lo = b[0] - a[2];
+		hi = b[2] - a[0];
+		EXPECT_EQ(h.ena, h.run);
+		EXPECT_EQ(s.ena, s.run);
+		ASSERT_LT(1000000, lo) TH_LOG("run %d: the model's riscv_pmu_sbi hardly counted", run);
+		ASSERT_GT(1ULL << 62, hi) TH_LOG("run %d: riscv_pmu_sbi counted garbage", run);
+		if ((double)dh < (double)lo * (1 - PAIR_TOL) ||
+		    (double)dh > (double)hi * (1 + PAIR_TOL)) {
+			TH_LOG("run %d: sifive_hpm +%llu, riscv_pmu_sbi +%llu..%llu: off by more than 2 %%%s",
+			       run, (unsigned long long)dh, (unsigned long long)lo,
+			       (unsigned long long)hi,
+			       again ? "" : ": once more");
+			if (!again) {
+				again = 1;
+				run--;
+				continue;
+			}
+			bad++;
+		}
+		again = 0;
+	}
+	EXPECT_EQ(0, bad) TH_LOG("%d of %d runs off by more than 2 %%", bad, PAIR_RUNS);
+}
+
+/*
+ * What cannot be exact, reported: sifive_hpm counts cycles on CPU 0 (a
+ * per-CPU event) while another task there has the model's riscv_pmu_sbi
+ * cycles event. When that task leaves the CPU, riscv_pmu_sbi stops the
+ * shared cycle counter (stop with reset), under sifive_hpm's running
+ * event, which counts nothing until the counter runs again. Starting it
+ * again would make riscv_pmu_sbi's next start "already started" and its
+ * count wrong, so sifive_hpm leaves it and says so in the kernel log.
+ */
+#define STOPPED_UNDER	"another SBI user stopped the cycle counter under a running event"
+
+TEST_F(pair, cycle_counter_stopped_under_running_event_reported)
+{
+	int fh, logged = sp_klog_count(STOPPED_UNDER);
+	uint64_t c0, c1;
+	pid_t child;
+	int status;
+
+	if (variant->qemu || variant->instr || !variant->per_cpu)
+		SKIP(return, "one variant is enough");
+	ASSERT_LE(0, logged) TH_LOG("kernel log: %s", strerror(-logged));
+	PIN(0);
+	fh = OPEN_OK(&self->h, -1, 0, CFG_CYCLES, 0, -1, 0);
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		int fs = pair_open(self->sbi, 0, THIS_TASK, ANY_CPU);
+
+		if (fs < 0)
+			_exit(2);
+		spin_ms(10);
+		_exit(0);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status)) TH_LOG("the child could not open riscv_pmu_sbi's event");
+	c0 = read_ok(_metadata, fh);
+	spin_ms(10);
+	c1 = read_ok(_metadata, fh);
+	TH_LOG("sifive_hpm's cycles on CPU 0 after the other task left: +%llu in 10 ms",
+	       (unsigned long long)(c1 - c0));
+	usleep(100000);	/* the report comes from an irq_work */
+	EXPECT_LT(logged, sp_klog_count(STOPPED_UNDER)) TH_LOG("no report in the kernel log");
+	close(fh);
+}
+
+/* ---------------------------------------------------------------------
  * Device removal with open events
  */
 

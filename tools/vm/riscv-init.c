@@ -11,7 +11,9 @@
  * /etc/socpmu/timeout, default 120), its output is copied to the console and
  * its kselftest "# Totals:" lines are added up (xfail counts as passed,
  * xpass and error as failed; no Totals line, or a failure exit status
- * without failed tests, is 1 failed). Prints "RISCV: N passed, N failed,
+ * without failed tests, is 1 failed). Each test program gets the
+ * words of /etc/socpmu/args as its arguments (riscv-vm.sh --args, e.g. a
+ * kselftest harness filter: "-f pair"). Prints "RISCV: N passed, N failed,
  * N skipped", the exit marker with the token of /etc/socpmu/token and
  * powers the VM off.
  */
@@ -114,6 +116,21 @@ static double busy_s(void)
 	return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)sysconf(_SC_CLK_TCK);
 }
 
+/* The words of /etc/socpmu/args (riscv-vm.sh --args), after @path */
+#define MAX_ARGS	16
+static char args_line[512];
+
+static void test_argv(const char *path, char **argv)
+{
+	char *save, *w;
+	int n = 0;
+
+	argv[n++] = (char *)path;
+	for (w = strtok_r(args_line, " ", &save); w && n < MAX_ARGS; w = strtok_r(NULL, " ", &save))
+		argv[n++] = w;
+	argv[n] = NULL;
+}
+
 static void run_test(const char *path, const char *name, int limit)
 {
 	long p = 0, f = 0, s = 0, totals = 0;
@@ -140,7 +157,12 @@ static void run_test(const char *path, const char *name, int limit)
 		dup2(pipefd[1], 2);
 		close(pipefd[0]);
 		close(pipefd[1]);
-		execl(path, path, (char *)NULL);
+		{
+			char *argv[MAX_ARGS + 1];
+
+			test_argv(path, argv);
+			execv(path, argv);
+		}
 		_exit(127);
 	}
 	close(pipefd[1]);
@@ -283,6 +305,7 @@ int main(void)
 
 	read_line("/etc/socpmu/token", token, sizeof(token));
 	read_line("/etc/socpmu/timeout", timeout, sizeof(timeout));
+	read_line("/etc/socpmu/args", args_line, sizeof(args_line));
 	limit = atoi(timeout) > 0 ? atoi(timeout) : 120;
 
 	/* Nothing of ours ran before this line: riscv-vm.sh tells boot trouble from ours by it */

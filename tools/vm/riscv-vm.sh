@@ -3,7 +3,7 @@
 # selftests on a real SBI (OpenSBI) with riscv_pmu_sbi next to our modules.
 #
 # Usage: tools/vm/riscv-vm.sh [--timeout S] [--no-sscofpmf] [--intree] [--only TESTS] [--dir DIR]
-#                           [--prepare-only]
+#                           [--args ARGS] [--prepare-only]
 #
 #  1. the test kernel: tools/vm/riscv-kernel.sh (built once into
 #     $CACHE/riscv-vm/build);
@@ -34,6 +34,8 @@
 # that several benches can run at once. --only "group/name ..." puts only
 # those tests in the guest, --dir DIR keeps the VM's files there instead of
 # .build/riscv-vm (tools/vm/check-riscv.sh runs one VM per test that way);
+# --args ARGS gives every test program those arguments (a kselftest
+# harness filter: --only sifive_hpm/hpm_sbi_test --args "-f pair");
 # --prepare-only stops after the preparation.
 #
 # --intree boots the in-tree variant instead (riscv-kernel.sh --intree:
@@ -78,13 +80,14 @@ STALL=${STALL:-120}
 say() { printf 'riscv-vm: %s\n' "$*" >&2; }
 die() { printf '\n==========\nriscv-vm: FAILED: %s\n==========\n' "$*" >&2; exit 125; }
 
-timeout_s=900 sscofpmf=1 intree=0 only= prepare_only=0
+timeout_s=900 sscofpmf=1 intree=0 only= args= prepare_only=0
 while (($#)); do
 	case $1 in
 	--timeout) timeout_s=${2:?}; shift 2 ;;
 	--no-sscofpmf) sscofpmf=0; shift ;;
 	--intree) intree=1; shift ;;
 	--only) only=${2:?}; shift 2 ;;
+	--args) args=${2:?}; shift 2 ;;
 	--dir) vm=${2:?}; shift 2 ;;
 	--prepare-only) prepare_only=1; shift ;;
 	*) sed -n '5,6s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2; exit 125 ;;
@@ -204,6 +207,7 @@ done >"$stage/etc/socpmu/modules"
 token=$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 echo "$token" >"$stage/etc/socpmu/token"
 echo "${SELFTEST_TIMEOUT:-600}" >"$stage/etc/socpmu/timeout"
+echo "$args" >"$stage/etc/socpmu/args"
 newc_of "$stage" >"$vm/initramfs.cpio"
 t1=$SECONDS
 
