@@ -322,6 +322,15 @@ TEST_F(sbi, open_close_loop_disturbs_nothing)
  */
 #define PAIR_RUNS	20
 #define PAIR_TOL	0.02
+/*
+ * A run that is off is measured again, up to twice, and at most PAIR_AGAIN
+ * times a test: QEMU's counters follow the host clock, and a host
+ * preemption in the few SBI calls between riscv_pmu_sbi's stop and our read
+ * counts for one driver only (sifive-hpm.rst). A driver that loses counts
+ * is off in every run.
+ */
+#define PAIR_TRIES	3
+#define PAIR_AGAIN	(PAIR_RUNS / 4)
 
 FIXTURE(pair) {
 	int hpm;
@@ -399,7 +408,7 @@ static void read_pair(int fs, int fh, uint64_t v[3])
 TEST_F(pair, same_task_within_2_percent)
 {
 	pid_t pid = variant->per_cpu ? -1 : 0;
-	int cpu = variant->per_cpu ? 0 : -1, bad = 0;
+	int cpu = variant->per_cpu ? 0 : -1, bad = 0, again_total = 0;
 	struct sp_count h, s;
 	cpu_set_t set;
 
@@ -408,7 +417,7 @@ TEST_F(pair, same_task_within_2_percent)
 		CPU_SET(0, &set);
 		ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
 	}
-	for (int run = 0, again = 0; run < PAIR_RUNS; run++) {
+	for (int run = 0, tries = 1; run < PAIR_RUNS; run++) {
 		uint64_t a[3], b[3], dh, lo, hi;
 		int fh, fs;
 
@@ -447,9 +456,10 @@ TEST_F(pair, same_task_within_2_percent)
 		ASSERT_GT(GARBAGE, hi) TH_LOG("run %d: riscv_pmu_sbi counted garbage", run);
 		if ((double)dh < (double)lo * (1 - PAIR_TOL) ||
 		    (double)dh > (double)hi * (1 + PAIR_TOL)) {
-			if (!again) {
+			if (tries < PAIR_TRIES && again_total < PAIR_AGAIN) {
 				fprintf(stderr, "# run %d: off by more than 2 %%: once more\n", run);
-				again = 1;
+				tries++;
+				again_total++;
 				run--;
 				continue;
 			}
@@ -458,9 +468,10 @@ TEST_F(pair, same_task_within_2_percent)
 			       (unsigned long long)hi);
 			bad++;
 		}
-		again = 0;
+		tries = 1;
 	}
-	EXPECT_EQ(0, bad) TH_LOG("%d of %d runs off by more than 2 %%", bad, PAIR_RUNS);
+	EXPECT_EQ(0, bad) TH_LOG("%d of %d runs off by more than 2 %% (%d measured again)",
+				 bad, PAIR_RUNS, again_total);
 }
 
 /* Per-task: a sleeping task's cycles and instructions hardly move */
