@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0-only
 # tap.sh - sourced by the bash host tests (tools/vm/*_test.sh,
-# tools/install/install_test.sh, tools/docs/doccheck.sh,
+# tools/install/install_test.sh, tools/docs/doccheck.sh, tools/tt-kmd/patch_test.sh,
 # tools/sifive-perf/cli_test.sh): kselftest TAP output.
 
 n=0 pass=0 fail=0 skip=0
