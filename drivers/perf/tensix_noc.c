@@ -6,10 +6,11 @@
  * From the host a tile's debug registers (0xFFB12000 in the tile) are
  * reachable only over the card's NOC: a TLB window in BAR0 is programmed
  * with (x, y, NOC address) and accesses through the window reach that tile.
- * The bridge owns one 2 MiB window (see include/socpmu/tt_noc.h) and, under
- * a raw spinlock, programs it and accesses the tile for every register
- * access: perf calls in with interrupts off, and whatever happened to the
- * window in between (a chip reset, say), an access never goes through a
+ * The bridge owns one window (Wormhole: a 1 MiB one, Blackhole: 2 MiB; see
+ * include/socpmu/tt_noc.h) and, under a raw spinlock, programs it and
+ * accesses the tile for every register access: perf calls in with
+ * interrupts off, and whatever happened to the window in between (a chip
+ * reset, say), an access never goes through a
  * window that points elsewhere. A card that is reset or falls off the bus
  * answers all ones: a tile read of all ones whose window's config register
  * reads back all ones too fails with -EIO (tt_noc_answers()), so that
@@ -82,9 +83,10 @@ static atomic_t tt_noc_cards = ATOMIC_INIT(0);
  * struct tt_noc_arch_info - what differs between the chips
  * @name: identifier
  * @cfg_size: bytes per TLB config register
- * @x_end: bit of x_end in the config register of a 2 MiB window
+ * @x_end: bit of x_end in the config register of the bridge's window
  * @ordering: bit of the ordering field
  * @tlb: the bridge's window
+ * @win_shift: log2 of its size (Wormhole: a 1 MiB window, Blackhole 2 MiB)
  * @win_base: BAR0 offset of the bridge's window
  * @tx: NOC x of the Tensix columns
  * @ty: NOC y of the Tensix rows
@@ -100,6 +102,7 @@ struct tt_noc_arch_info {
 	unsigned int x_end;
 	unsigned int ordering;
 	unsigned int tlb;
+	unsigned int win_shift;
 	unsigned int win_base;
 	u8 tx[14];
 	u8 ty[10];
@@ -113,11 +116,11 @@ static const struct tt_noc_arch_info tt_noc_archs[TT_NOC_NR_ARCHS] = {
 	[TT_NOC_WORMHOLE] = {
 		.name = "wormhole",
 		.cfg_size = TT_WH_TLB_CFG_SIZE,
-		.x_end = TT_WH_TLB_X_END,
-		.ordering = TT_WH_TLB_ORDERING,
+		.x_end = TT_WH_TLB_1M_X_END,
+		.ordering = TT_WH_TLB_1M_ORDERING,
 		.tlb = TT_WH_BRIDGE_TLB,
-		.win_base = TT_WH_TLB_2M_BASE +
-			    (TT_WH_BRIDGE_TLB - TT_WH_TLB_1M_COUNT) * TT_NOC_WIN_SIZE,
+		.win_shift = TT_WH_TLB_1M_SHIFT,
+		.win_base = TT_WH_BRIDGE_TLB << TT_WH_TLB_1M_SHIFT,
 		.tx = TT_WH_TENSIX_X, .nx = 8,
 		.ty = TT_WH_TENSIX_Y, .ny = 10,
 		.harvest_rows = true,
@@ -129,6 +132,7 @@ static const struct tt_noc_arch_info tt_noc_archs[TT_NOC_NR_ARCHS] = {
 		.x_end = TT_BH_TLB_X_END,
 		.ordering = TT_BH_TLB_ORDERING,
 		.tlb = TT_BH_BRIDGE_TLB,
+		.win_shift = TT_NOC_WIN_SHIFT,
 		.win_base = TT_BH_BRIDGE_TLB * TT_NOC_WIN_SIZE,
 		.tx = TT_BH_TENSIX_X, .nx = 14,
 		.ty = TT_BH_TENSIX_Y, .ny = 10,
@@ -187,10 +191,10 @@ static unsigned int tt_noc_cfg_reg(const struct tt_noc_bridge *br)
 }
 
 /*
- * Point the bridge's window at @addr (2 MiB aligned) of tile (@x, @y).
- * Returns the first word written to the config register: never all ones
- * (x_start, bits 27-31 on Wormhole, is 0; so are the address bits above
- * 0xFFA00000 >> 21 on Blackhole).
+ * Point the bridge's window at @addr (aligned to the window's size) of tile
+ * (@x, @y). Returns the first word written to the config register: never
+ * all ones (x_start, bits 28-31 on Wormhole's 1 MiB window, is 0; so are
+ * the address bits above 0xFFA00000 >> 21 on Blackhole).
  */
 static u32 tt_noc_program(struct tt_noc_bridge *br, unsigned int x, unsigned int y, u64 addr)
 {
@@ -198,7 +202,7 @@ static u32 tt_noc_program(struct tt_noc_bridge *br, unsigned int x, unsigned int
 	unsigned int reg = tt_noc_cfg_reg(br), i;
 	u32 w[3] = { };
 
-	tt_noc_set_bits(w, 0, info->x_end, addr >> TT_NOC_WIN_SHIFT);
+	tt_noc_set_bits(w, 0, info->x_end, addr >> info->win_shift);
 	tt_noc_set_bits(w, info->x_end, TT_NOC_COORD_BITS, x);
 	tt_noc_set_bits(w, info->x_end + TT_NOC_COORD_BITS, TT_NOC_COORD_BITS, y);
 	/* x_start/y_start stay 0: unicast; noc 0 */
@@ -232,15 +236,16 @@ static int tt_noc_answers(struct tt_noc_bridge *br, u32 w0)
 	return cfg == U32_MAX && w0 != U32_MAX ? -EIO : 0;
 }
 
-/* The window offset of tile register @reg */
-static unsigned int tt_noc_win_off(unsigned int reg)
+/* The offset of tile register @reg in the bridge's window */
+static unsigned int tt_noc_win_off(const struct tt_noc_bridge *br, unsigned int reg)
 {
-	return (TT_TENSIX_DEBUG_REGS + reg) & (TT_NOC_WIN_SIZE - 1);
+	return (TT_TENSIX_DEBUG_REGS + reg) & (BIT(br->info->win_shift) - 1);
 }
 
-static u64 tt_noc_win_addr(unsigned int reg)
+/* The tile address the bridge's window must point at for @reg */
+static u64 tt_noc_win_addr(const struct tt_noc_bridge *br, unsigned int reg)
 {
-	return (TT_TENSIX_DEBUG_REGS + reg) & ~(u64)(TT_NOC_WIN_SIZE - 1);
+	return (TT_TENSIX_DEBUG_REGS + reg) & ~(u64)(BIT(br->info->win_shift) - 1);
 }
 
 /*
@@ -257,8 +262,8 @@ static int tt_noc_tile_read(void *context, unsigned int reg, unsigned int *val)
 	int ret;
 
 	raw_spin_lock_irqsave(&br->lock, flags);
-	w0 = tt_noc_program(br, t->x, t->y, tt_noc_win_addr(reg));
-	ret = regmap_read(br->bar0, br->win_base + tt_noc_win_off(reg), val);
+	w0 = tt_noc_program(br, t->x, t->y, tt_noc_win_addr(br, reg));
+	ret = regmap_read(br->bar0, br->win_base + tt_noc_win_off(br, reg), val);
 	if (!ret && *val == U32_MAX)
 		ret = tt_noc_answers(br, w0);
 	raw_spin_unlock_irqrestore(&br->lock, flags);
@@ -273,8 +278,8 @@ static int tt_noc_tile_write(void *context, unsigned int reg, unsigned int val)
 	int ret;
 
 	raw_spin_lock_irqsave(&br->lock, flags);
-	tt_noc_program(br, t->x, t->y, tt_noc_win_addr(reg));
-	ret = regmap_write(br->bar0, br->win_base + tt_noc_win_off(reg), val);
+	tt_noc_program(br, t->x, t->y, tt_noc_win_addr(br, reg));
+	ret = regmap_write(br->bar0, br->win_base + tt_noc_win_off(br, reg), val);
 	raw_spin_unlock_irqrestore(&br->lock, flags);
 	return ret;
 }
@@ -664,11 +669,12 @@ struct tt_noc_pci_bar0 {
 	void __iomem *tlb_regs;
 	void __iomem *niu_cfg;
 	unsigned int win_base;
+	unsigned int win_size;
 };
 
 static void __iomem *tt_noc_pci_addr(struct tt_noc_pci_bar0 *b, unsigned int reg)
 {
-	if (reg - b->win_base < TT_NOC_WIN_SIZE)
+	if (reg - b->win_base < b->win_size)
 		return b->win + (reg - b->win_base);
 	if (reg - TT_NOC_TLB_CFG_BASE < TT_NOC_TLB_CFG_SPAN)
 		return b->tlb_regs + (reg - TT_NOC_TLB_CFG_BASE);
@@ -730,7 +736,8 @@ static int tt_noc_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 		return -ENOMEM;
 	/* Only what the bridge uses, uncached, like tt-kmd's own window */
 	b->win_base = info->win_base;
-	b->win = pcim_iomap_range(pdev, 0, info->win_base, TT_NOC_WIN_SIZE);
+	b->win_size = BIT(info->win_shift);
+	b->win = pcim_iomap_range(pdev, 0, info->win_base, b->win_size);
 	b->tlb_regs = pcim_iomap_range(pdev, 0, TT_NOC_TLB_CFG_BASE, TT_NOC_TLB_CFG_SPAN);
 	if (IS_ERR(b->win) || IS_ERR(b->tlb_regs))
 		return dev_err_probe(dev, -ENOMEM, "cannot map BAR0\n");

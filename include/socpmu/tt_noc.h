@@ -15,7 +15,10 @@
  *  first) at 0x1FC00000 + 8 * index. A 2 MiB window's register: bits 0-14
  *  the NOC address >> 21, x_end 15-20, y_end 21-26, x_start 27-32,
  *  y_start 33-38, noc_sel 39, mcast 40, ordering 41-42 (1 = strict),
- *  linked 43. Harvesting removes Tensix rows: bit i of the mask is NOC row
+ *  linked 43. A 1 MiB window's (tt-umd wormhole_implementation.hpp
+ *  TLB_1M_OFFSET, tt-kmd wormhole.c): bits 0-15 the NOC address >> 20,
+ *  x_end 16-21, y_end 22-27, x_start 28-33, y_start 34-39, noc_sel 40,
+ *  mcast 41, ordering 42-43, linked 44. Harvesting removes Tensix rows: bit i of the mask is NOC row
  *  {11, 1, 10, 2, 9, 3, 8, 4, 7, 5}[i].
  *
  *  Blackhole (PCI 1e52:b140), NOC grid 17 x 12. Tensix tiles at
@@ -45,9 +48,10 @@
  * in ascending NOC0 order).
  *
  * tt-kmd keeps the last 16 MiB window (Wormhole, 185) or the last 2 MiB
- * window (Blackhole, 201) for itself. The bridge uses a 2 MiB window on
- * both chips, reserved for it: 165 (the last 2 MiB window) on Wormhole, 200
- * on Blackhole.
+ * window (Blackhole, 201) for itself. The bridge uses one window reserved
+ * for it: on Wormhole the last 1 MiB window (155; there are 156, and only
+ * ten 2 MiB ones, which user space needs more), on Blackhole the 2 MiB
+ * window 200.
  */
 #ifndef _SOCPMU_TT_NOC_H
 #define _SOCPMU_TT_NOC_H
@@ -67,7 +71,7 @@ enum tt_noc_arch {
 #define TT_NOC_TLB_CFG_SPAN		0x1000
 
 #define TT_NOC_WIN_SHIFT		21		/* 2 MiB windows */
-#define TT_NOC_WIN_SIZE			(1U << TT_NOC_WIN_SHIFT)
+#define TT_NOC_WIN_SIZE			(1U << TT_NOC_WIN_SHIFT)	/* the largest the bridge uses */
 
 /* Wormhole window kinds and the reserved window */
 #define TT_WH_TLB_1M_COUNT		156
@@ -79,7 +83,10 @@ enum tt_noc_arch {
 #define TT_WH_TLB_COUNT			(TT_WH_TLB_1M_COUNT + TT_WH_TLB_2M_COUNT + \
 					 TT_WH_TLB_16M_COUNT)
 #define TT_WH_KMD_TLB			(TT_WH_TLB_COUNT - 1)
-#define TT_WH_BRIDGE_TLB		(TT_WH_TLB_1M_COUNT + TT_WH_TLB_2M_COUNT - 1)
+#define TT_WH_BRIDGE_TLB		(TT_WH_TLB_1M_COUNT - 1)
+#define TT_WH_TLB_1M_SHIFT		20
+#define TT_WH_TLB_1M_X_END		16
+#define TT_WH_TLB_1M_ORDERING		42
 
 /* Blackhole: 2 MiB windows only in BAR0 */
 #define TT_BH_TLB_2M_COUNT		202
@@ -87,12 +94,10 @@ enum tt_noc_arch {
 #define TT_BH_KMD_TLB			(TT_BH_TLB_2M_COUNT - 1)
 #define TT_BH_BRIDGE_TLB		(TT_BH_TLB_2M_COUNT - 2)
 
-/* Config register fields: bit positions of a 2 MiB window, per arch */
-#define TT_WH_TLB_X_END			15
+/* Config register fields: bit positions of the bridge's window, per arch */
 #define TT_BH_TLB_X_END			43
 /* y_end, x_start, y_start follow x_end, 6 bits each; then noc select */
 #define TT_NOC_COORD_BITS		6
-#define TT_WH_TLB_ORDERING		41
 #define TT_BH_TLB_ORDERING		70
 #define TT_NOC_ORDERING_STRICT		1
 
