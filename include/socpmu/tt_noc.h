@@ -18,8 +18,8 @@
  *  linked 43. A 1 MiB window's (tt-umd wormhole_implementation.hpp
  *  TLB_1M_OFFSET, tt-kmd wormhole.c): bits 0-15 the NOC address >> 20,
  *  x_end 16-21, y_end 22-27, x_start 28-33, y_start 34-39, noc_sel 40,
- *  mcast 41, ordering 42-43, linked 44. Harvesting removes Tensix rows: bit i of the mask is NOC row
- *  {11, 1, 10, 2, 9, 3, 8, 4, 7, 5}[i].
+ *  mcast 41, ordering 42-43, linked 44. Harvesting removes Tensix rows:
+ *  bit i of the mask is NOC row {11, 1, 10, 2, 9, 3, 8, 4, 7, 5}[i].
  *
  *  Blackhole (PCI 1e52:b140), NOC grid 17 x 12. Tensix tiles at
  *  x = 1-7, 10-16 and y = 2-11 (14 x 10 = 140). BAR0: 202 2 MiB windows
@@ -71,7 +71,8 @@ enum tt_noc_arch {
 #define TT_NOC_TLB_CFG_SPAN		0x1000
 
 #define TT_NOC_WIN_SHIFT		21		/* 2 MiB windows */
-#define TT_NOC_WIN_SIZE			(1U << TT_NOC_WIN_SHIFT)	/* the largest the bridge uses */
+/* The largest window the bridge uses */
+#define TT_NOC_WIN_SIZE			(1U << TT_NOC_WIN_SHIFT)
 
 /* Wormhole window kinds and the reserved window */
 #define TT_WH_TLB_1M_COUNT		156
